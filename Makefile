@@ -1,0 +1,76 @@
+# libmpa and the iWARP MPA toolkit.  See README.md.
+#
+#   make            libmpa (static + shared) and the programs
+#   make test       every test: unit tests under ASan+UBSan, fuzz smoke runs
+#   make bench      throughput figures (printed, never asserted)
+#   make fuzz       libFuzzer targets for FUZZ_SECONDS each (default 600)
+#   make deps       install Debian build dependencies (scripts/deps.sh)
+
+CC      ?= cc
+CLANG   ?= clang-14
+OPT     ?= -O2
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CSTD    := -std=c11
+CFLAGS  ?= $(OPT) -g
+ALLCFLAGS := $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc -fPIC
+TESTCFLAGS := $(CSTD) $(WARN) -O1 -g -Iinclude -Isrc -Itests -D_DEFAULT_SOURCE \
+              -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+B        := build
+LIB_SRCS := $(sort $(wildcard src/*.c))
+LIB_HDRS := $(wildcard include/mpa/*.h include/mpa/*.def src/*.h)
+LIB_OBJS := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRCS))
+ASAN_OBJS := $(patsubst src/%.c,$(B)/asan/%.o,$(LIB_SRCS))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
+TOOLS     := $(B)/mpa-decode
+
+.PHONY: all lib test unit fuzz-smoke fuzz bench clean deps demo
+all: lib $(TOOLS)
+lib: $(B)/libmpa.a $(B)/libmpa.so
+
+$(B)/obj/%.o: src/%.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -c $< -o $@
+
+$(B)/asan/%.o: src/%.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TESTCFLAGS) -c $< -o $@
+
+$(B)/libmpa.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/libmpa.so: $(LIB_OBJS)
+	$(CC) -shared -o $@ $^
+
+$(B)/libmpa-asan.a: $(ASAN_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/test/%: tests/unit/%.c tests/t.h tests/testlib.h $(B)/libmpa-asan.a
+	@mkdir -p $(dir $@)
+	$(CC) $(TESTCFLAGS) $< -o $@ $(B)/libmpa-asan.a
+
+$(B)/mpa-decode: tools/mpa-decode.c $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $< -o $@ $(B)/libmpa.a
+
+unit: $(UNIT_BINS)
+	@scripts/run-tests.sh $(UNIT_BINS)
+
+include tests/fuzz/fuzz.mk
+
+test: unit fuzz-smoke
+	@echo "make test: all suites passed"
+
+bench: $(B)/mpa-bench
+	$(B)/mpa-bench
+
+$(B)/mpa-bench: bench/mpa-bench.c $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) -O2 -g -D_DEFAULT_SOURCE -Iinclude -Isrc $< -o $@ $(B)/libmpa.a
+
+deps:
+	scripts/deps.sh
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,1105 @@
+/*
+ * The MPA stream engine and checker.
+ *
+ * Startup: RFC 5044 7.1 (rules 1-10), RFC 6581 5, 6, 9, 10; draft-03
+ * 8.1 (Start Key); the 2007 interop RtR frame.  FPDU mode: RFC 5044 4
+ * and 8 via the receive machine in fpdu.c.  DDP/RDMAP: ddp.c.
+ *
+ * Every event is emitted at a fixed octet of one direction (the octet
+ * that completes the item), so the events depend only on the octets and
+ * on the order of the two directions, never on how a direction's octets
+ * were split into calls.  Octets that are not MPA are accumulated and
+ * reported when the accumulation ends, for the same reason.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fpdu_rx.h"
+#include "mpa/stream.h"
+#include "rd.h"
+
+enum sub { SS_HDR = 0, SS_PD, SS_HOLD };
+
+typedef struct dirst {
+    uint64_t off;         /* octets consumed */
+    uint8_t mode;         /* mpa_dir_mode */
+    uint8_t sub;          /* startup sub-state */
+    uint8_t role;
+    uint8_t nhdr;
+    uint8_t hdr[MPA_FRAME_HDR_LEN];
+    uint8_t have_frame;   /* a startup frame was received whole */
+    uint8_t improper;     /* ... and it was improperly formatted */
+    uint8_t bad_key;      /* ... its key was unknown */
+    uint8_t rtr_frame;    /* the frame being read is a 2007 RtR frame */
+    uint8_t peek;         /* looking for a 2007 RtR frame at FPDU start */
+    uint8_t npeek;
+    uint8_t peekb[MPA_KEY_LEN];
+    uint64_t frame_off;
+    mpa_frame fr;         /* header of the startup frame (pd = NULL) */
+    uint32_t pd_seen;
+    uint8_t pd[MPA_STREAM_PD_KEEP];
+
+    /* FPDU mode */
+    uint8_t markers, crc;
+    uint8_t probe;        /* after a reject: FPDU-shaped or not? */
+    uint8_t sh_on;        /* shadow parse with the other marker setting */
+    uint8_t terminated, trm_last_done;
+    uint8_t align_done, early_done, close_done;
+    uint8_t first_fpdu_ok;
+    uint64_t mode_off;
+    uint64_t nfpdu;
+    fpdu_rx rx;
+    fpdu_rx sh;
+
+    /* octets not decoded as MPA, waiting to be reported */
+    uint64_t data_len, data_off;
+    const char *data_why;
+
+    mpa_dir_stats st;
+} dirst;
+
+typedef struct S {
+    mpa_stream_cfg cfg;
+    mpa_event_fn fn;
+    void *user;
+    dirst d[2];
+    int8_t init_dir;        /* direction of the Initiator, -1 unknown */
+    uint8_t negotiated;     /* both frames known: framing settled */
+    uint8_t rejected;
+    uint8_t failed;         /* startup failed: both directions left MPA */
+    uint8_t enh;            /* both frames enhanced with the field */
+    uint8_t rtr_expected, rtr_checked, rtr_late;
+    uint8_t resp_wait_done, resp_fpdu_done;
+    uint8_t finished;       /* mpa_stream_finish was called */
+    char msg[256];
+} S;
+
+_Static_assert(sizeof(S) <= sizeof(struct mpa_stream), "MPA_STREAM_STORAGE too small");
+
+static S *SS(mpa_stream *s) { return (S *)(void *)s; }
+static const S *CS(const mpa_stream *s) { return (const S *)(const void *)s; }
+
+size_t mpa_stream_size(void) { return sizeof(struct mpa_stream); }
+
+const char *mpa_role_str(mpa_role r)
+{
+    switch (r) {
+    case MPA_ROLE_INITIATOR:
+        return "initiator";
+    case MPA_ROLE_RESPONDER:
+        return "responder";
+    case MPA_ROLE_UNKNOWN:
+        break;
+    }
+    return "unknown";
+}
+
+const char *mpa_dir_mode_str(mpa_dir_mode m)
+{
+    switch (m) {
+    case MPA_MODE_STARTUP:
+        return "startup";
+    case MPA_MODE_FPDU:
+        return "fpdu";
+    case MPA_MODE_STREAMING:
+        return "streaming";
+    case MPA_MODE_TERMINATED:
+        return "terminated";
+    case MPA_MODE_CLOSED:
+        return "closed";
+    }
+    return "unknown";
+}
+
+/* ---- event emission -------------------------------------------------- */
+
+static void ev_init(S *s, mpa_event *ev, mpa_event_type t, int dir, uint64_t off)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->type = t;
+    ev->dir = dir;
+    ev->off = off;
+    ev->seq = s->cfg.isn[dir] + (uint32_t)off;
+}
+
+static void emit(S *s, const mpa_event *ev)
+{
+    if (s->fn)
+        s->fn(s->user, ev);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static void finding(S *s, int dir, uint64_t off, mpa_finding_id id, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->msg, sizeof s->msg, fmt, ap);
+    va_end(ap);
+    s->d[dir].st.findings++;
+    mpa_event ev;
+    ev_init(s, &ev, MPA_EV_FINDING, dir, off);
+    ev.u.finding.id = id;
+    ev.u.finding.rule = mpa_rule_get(id);
+    ev.u.finding.msg = s->msg;
+    emit(s, &ev);
+}
+
+static void data_flush(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    if (!d->data_len)
+        return;
+    mpa_event ev;
+    ev_init(s, &ev, MPA_EV_DATA, dir, d->data_off);
+    ev.u.data.len = d->data_len;
+    ev.u.data.why = d->data_why;
+    d->st.not_mpa_octets += d->data_len;
+    d->data_len = 0;
+    emit(s, &ev);
+}
+
+/* Count octets [off, off+len) of dir as not MPA, for reason why. */
+static void data_add(S *s, int dir, uint64_t off, uint64_t len, const char *why)
+{
+    dirst *d = &s->d[dir];
+    if (!len)
+        return;
+    if (d->data_len && (d->data_why != why || d->data_off + d->data_len != off))
+        data_flush(s, dir);
+    if (!d->data_len) {
+        d->data_off = off;
+        d->data_why = why;
+    }
+    d->data_len += len;
+}
+
+static void set_mode_at(S *s, int dir, uint64_t off, mpa_dir_mode m, const char *why)
+{
+    dirst *d = &s->d[dir];
+    data_flush(s, dir);
+    d->mode = (uint8_t)m;
+    mpa_event ev;
+    ev_init(s, &ev, MPA_EV_MODE, dir, off);
+    ev.u.mode.mode = m;
+    ev.u.mode.markers = d->markers;
+    ev.u.mode.crc = d->crc;
+    ev.u.mode.why = why;
+    emit(s, &ev);
+}
+
+static void set_mode(S *s, int dir, mpa_dir_mode m, const char *why)
+{
+    set_mode_at(s, dir, s->d[dir].off, m, why);
+}
+
+/* ---- helpers --------------------------------------------------------- */
+
+static uint32_t seq_of(const S *s, int dir, uint64_t off) { return s->cfg.isn[dir] + (uint32_t)off; }
+
+static const mpa_frame *frame_of(const S *s, int dir)
+{
+    return s->d[dir].have_frame ? &s->d[dir].fr : NULL;
+}
+
+static int is_kind(const S *s, int dir, mpa_key_kind k)
+{
+    const mpa_frame *f = frame_of(s, dir);
+    return f && f->kind == k;
+}
+
+static void rtr_set_str(char *buf, size_t cap, unsigned b, unsigned c, unsigned d)
+{
+    snprintf(buf, cap, "%s%s%s%s", b ? "send," : "", c ? "write," : "", d ? "read," : "",
+             (b | c | d) ? "" : "none");
+    size_t n = strlen(buf);
+    if (n && buf[n - 1] == ',')
+        buf[n - 1] = 0;
+}
+
+static const char *rtr_name(mpa_rtr_kind k)
+{
+    switch (k) {
+    case MPA_RTR_SEND:
+        return "zero-length Send";
+    case MPA_RTR_WRITE:
+        return "zero-length RDMA Write";
+    case MPA_RTR_READ:
+        return "zero-length RDMA Read Request";
+    case MPA_RTR_NONE:
+        break;
+    }
+    return "not an RTR";
+}
+
+/* ---- entering FPDU mode ---------------------------------------------- */
+
+static void enter_fpdu(S *s, int dir, int markers, int crc, int probe, const char *why)
+{
+    dirst *d = &s->d[dir];
+    d->markers = (uint8_t)(markers ? 1 : 0);
+    d->crc = (uint8_t)(crc ? 1 : 0);
+    d->probe = (uint8_t)probe;
+    d->mode_off = d->off;
+    d->nfpdu = 0;
+    d->first_fpdu_ok = 0;
+    uint32_t base = seq_of(s, dir, d->off);
+    /* CRC is computed when checked, and for the probes that need it. */
+    rx_init(&d->rx, markers, crc || probe, base, base);
+    rx_init(&d->sh, !markers, 1, base, base);
+    d->sh_on = !probe;
+    d->npeek = 0;
+    set_mode(s, dir, MPA_MODE_FPDU, why);
+}
+
+/* ---- startup checks -------------------------------------------------- */
+
+static void judge_std_frame(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    const mpa_frame *f = &d->fr;
+    uint64_t off = d->frame_off;
+    const char *what = mpa_key_kind_name(f->kind);
+    if (f->rev != 1 && f->rev != 2) {
+        finding(s, dir, off, MPA_F_FRM_REV, "%s Rev %u: only 1 (RFC 5044) and 2 (RFC 6581) exist", what,
+                f->rev);
+        d->improper = 1;
+    }
+    if (f->s && f->rev < 2)
+        finding(s, dir, off, MPA_F_FRM_REV_ENH, "%s has S=1 with Rev %u: enhanced frames need Rev >= 2",
+                what, f->rev);
+    if (f->res)
+        finding(s, dir, off + 16, MPA_F_FRM_RES, "%s Res bits 0x%x set%s", what, f->res,
+                (f->res & 0x8) ? " (0x8 is what Linux siw sets when it tries GSO)" : "");
+    if (f->pd_len > MPA_PD_MAX) {
+        finding(s, dir, off + 18, MPA_F_FRM_PDLEN_MAX, "%s PD_Length %u > 512", what, f->pd_len);
+        d->improper = 1;
+    }
+    /* With Rev 1 an S bit is the 2007 proposal's "RtR frame follows"
+     * (MPA-FRM-REV-ENH above says it is not RFC 6581): no IRD/ORD due. */
+    if (f->s && f->rev >= 2 && f->pd_len < MPA_ENH_LEN) {
+        finding(s, dir, off + 18, MPA_F_FRM_S_PDLEN,
+                "%s has S=1 but PD_Length %u cannot hold the 4-octet IRD/ORD field", what, f->pd_len);
+        d->improper = 1;
+    }
+    if (f->kind == MPA_KEY_REQ && f->r) {
+        finding(s, dir, off + 16, MPA_F_FRM_R_REQ, "Request has R=1");
+        d->improper = 1;
+    }
+    if (f->has_enh && !f->enh.a && (f->enh.b | f->enh.c | f->enh.d))
+        finding(s, dir, off + 20, MPA_F_ENH_BCD_ZERO, "%s has A=0 with B=%u C=%u D=%u", what, f->enh.b,
+                f->enh.c, f->enh.d);
+}
+
+/* The other side must close after an improper frame: it must not answer
+ * with a frame (Responder) or FPDUs (Initiator). */
+static void judge_answer_to_improper(S *s, int dir, uint64_t off, const char *what)
+{
+    int o = !dir;
+    dirst *od = &s->d[o];
+    if (!od->have_frame || !(od->improper || od->bad_key) || od->close_done)
+        return;
+    od->close_done = 1;
+    if (od->bad_key)
+        finding(s, dir, off, MPA_F_FRM_KEY_CHECK,
+                "%s sent after the peer's frame with an unknown key: the connection must be closed", what);
+    else if (od->fr.kind == MPA_KEY_REQ)
+        finding(s, dir, off, MPA_F_STA_BAD_REQ_CLOSE,
+                "%s sent after an improperly formatted Request: the Responder must close TCP", what);
+    else
+        finding(s, dir, off, MPA_F_STA_BAD_REP_CLOSE,
+                "%s sent after an improperly formatted Reply: the Initiator must close TCP", what);
+}
+
+static void negotiate(S *s);
+
+static void key_finding(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    const mpa_frame *f = &d->fr;
+    int o = !dir;
+    int want_rep = is_kind(s, o, MPA_KEY_REQ);
+    const uint8_t *ref = mpa_key_bytes(want_rep ? MPA_KEY_REP : MPA_KEY_REQ);
+    int first = -1;
+    for (int i = 0; i < MPA_KEY_LEN; i++)
+        if (f->key[i] != ref[i]) {
+            first = i;
+            break;
+        }
+    char keyhex[3 * MPA_KEY_LEN + 1];
+    for (int i = 0; i < MPA_KEY_LEN; i++)
+        snprintf(keyhex + 3 * i, 4, "%02x%s", f->key[i], i + 1 < MPA_KEY_LEN ? " " : "");
+    if (want_rep) {
+        finding(s, dir, d->frame_off + (uint64_t)first, MPA_F_FRM_KEY_REP,
+                "Reply key octet %d is 0x%02x, expected 0x%02x ('%c') [%s]", first, f->key[first],
+                ref[first], ref[first], keyhex);
+    } else if (memcmp(f->key, "MPA ", 4) == 0) {
+        finding(s, dir, d->frame_off + (uint64_t)first, MPA_F_FRM_KEY_REQ,
+                "Request key octet %d is 0x%02x, expected 0x%02x ('%c') [%s]", first, f->key[first],
+                ref[first], ref[first], keyhex);
+    } else {
+        finding(s, dir, d->frame_off, MPA_F_STA_REQ_FIRST,
+                "first octets are not an MPA Request [%s]", keyhex);
+    }
+}
+
+/* A startup frame of dir is complete (header and private data). */
+static void frame_done(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    int o = !dir;
+    dirst *od = &s->d[o];
+    mpa_frame *f = &d->fr;
+
+    if (d->rtr_frame) {
+        /* 2007 RtR frame after the Reply: FPDU mode starts after it. */
+        d->rtr_frame = 0;
+        mpa_event ev;
+        ev_init(s, &ev, MPA_EV_FRAME, dir, d->frame_off);
+        ev.u.frame.frame = *f;
+        ev.u.frame.frame.pd = d->pd;
+        ev.u.frame.frame.pd_avail = d->pd_seen < MPA_STREAM_PD_KEEP ? d->pd_seen : MPA_STREAM_PD_KEEP;
+        ev.u.frame.role = MPA_ROLE_INITIATOR;
+        emit(s, &ev);
+        finding(s, dir, d->frame_off, MPA_F_LEG_RTR_FRAME,
+                "2007 interop \"MPA ID RtR Frame\" after the Reply (pre-standard; RFC 6581 uses an RTR FPDU)");
+        enter_fpdu(s, dir, d->markers, d->crc, 0, "after the 2007 RtR frame");
+        return;
+    }
+
+    d->have_frame = 1;
+    mpa_event ev;
+    ev_init(s, &ev, MPA_EV_FRAME, dir, d->frame_off);
+    ev.u.frame.frame = *f;
+    ev.u.frame.frame.pd = d->pd;
+    ev.u.frame.frame.pd_avail = f->pd_len < MPA_STREAM_PD_KEEP ? f->pd_len : MPA_STREAM_PD_KEEP;
+    if (f->kind == MPA_KEY_REQ)
+        d->role = MPA_ROLE_INITIATOR;
+    else if (f->kind == MPA_KEY_REP)
+        d->role = MPA_ROLE_RESPONDER;
+    else if (f->kind == MPA_KEY_STARTKEY)
+        d->role = od->have_frame ? MPA_ROLE_INITIATOR : MPA_ROLE_RESPONDER;
+    ev.u.frame.role = (mpa_role)d->role;
+    emit(s, &ev);
+
+    judge_answer_to_improper(s, dir, d->frame_off, mpa_key_kind_name(f->kind));
+
+    switch (f->kind) {
+    case MPA_KEY_UNKNOWN:
+        d->bad_key = 1;
+        key_finding(s, dir);
+        set_mode(s, dir, MPA_MODE_STREAMING, "unknown key: not MPA");
+        return;
+    case MPA_KEY_RTR2007:
+        finding(s, dir, d->frame_off, MPA_F_LEG_RTR_FRAME,
+                "2007 interop \"MPA ID RtR Frame\" where a %s was due",
+                is_kind(s, o, MPA_KEY_REQ) ? "Reply" : "Request");
+        d->bad_key = 1;
+        key_finding(s, dir);
+        set_mode(s, dir, MPA_MODE_STREAMING, "RtR frame out of place: not MPA");
+        return;
+    case MPA_KEY_STARTKEY:
+        finding(s, dir, d->frame_off, MPA_F_LEG_STARTKEY,
+                "draft-03 Start Key \"MPA ident frame\": M=%u C=%u Rev %u (pre-standard)", f->m, f->c,
+                f->rev);
+        break;
+    case MPA_KEY_REQ:
+        judge_std_frame(s, dir);
+        if (is_kind(s, o, MPA_KEY_REQ)) {
+            finding(s, dir, d->frame_off, MPA_F_STA_INIT_INIT,
+                    "both ends sent a Request (Initiator/Initiator): the connection must fail");
+            s->failed = 1;
+            set_mode(s, dir, MPA_MODE_STREAMING, "Initiator/Initiator");
+            if (od->mode == MPA_MODE_STARTUP || od->mode == MPA_MODE_FPDU)
+                set_mode(s, o, MPA_MODE_STREAMING, "Initiator/Initiator");
+            return;
+        }
+        if (s->init_dir < 0)
+            s->init_dir = (int8_t)dir;
+        break;
+    case MPA_KEY_REP:
+        judge_std_frame(s, dir);
+        if (!od->have_frame && !s->resp_wait_done) {
+            s->resp_wait_done = 1;
+            if (od->nhdr || od->sub == SS_PD)
+                finding(s, dir, d->frame_off, MPA_F_STA_RESP_WAIT,
+                        "Reply sent before the Request was complete (%llu of its octets seen)",
+                        (unsigned long long)od->off);
+            else
+                finding(s, dir, d->frame_off, MPA_F_STA_RESP_WAIT,
+                        "Reply sent before any Request arrived");
+        }
+        if (s->init_dir < 0)
+            s->init_dir = (int8_t)o;
+        break;
+    }
+
+    d->sub = SS_HOLD;
+    if (od->have_frame && !s->negotiated)
+        negotiate(s);
+}
+
+/* Both startup frames are known: settle the framing, check the pair. */
+static void negotiate(S *s)
+{
+    s->negotiated = 1;
+    int a = 0, b = 1;
+    const mpa_frame *fa = &s->d[a].fr, *fb = &s->d[b].fr;
+
+    if (fa->kind == MPA_KEY_STARTKEY || fb->kind == MPA_KEY_STARTKEY) {
+        /* draft-03: M in a received Start Key binds its receiver's peer. */
+        int crc = fa->c || fb->c;
+        for (int dir = 0; dir < 2; dir++)
+            if (s->d[dir].mode == MPA_MODE_STARTUP)
+                enter_fpdu(s, dir, s->d[!dir].fr.m, crc, 0, "after the Start Keys");
+        return;
+    }
+    int i = s->init_dir < 0 ? 0 : s->init_dir, r = !i;
+    const mpa_frame *q = &s->d[i].fr, *p = &s->d[r].fr;
+    if (q->kind != MPA_KEY_REQ || p->kind != MPA_KEY_REP) {
+        s->failed = 1;
+        return;
+    }
+    uint64_t roff = s->d[r].frame_off;
+    int crc = q->c || p->c;
+
+    if (!q->c && !p->c)
+        finding(s, r, roff + 16, MPA_F_CRC_DEFAULT,
+                "C=0 in both Request and Reply: CRCs are off for this connection");
+
+    if (q->s && !p->s) {
+        if (p->rev >= 2)
+            finding(s, r, roff + 16, MPA_F_ENH_REPLY_ENH,
+                    "Request has S=1 but the Rev %u Reply has S=0", p->rev);
+        else
+            finding(s, r, roff + 16, MPA_F_ENH_UNSUPPORTED,
+                    "Request has S=1; a Rev 1 responder without enhanced support must close TCP, not reply");
+    }
+    if (!q->s && p->s)
+        finding(s, r, roff + 16, MPA_F_ENH_REPLY_PLAIN, "Request has S=0 but the Reply has S=1");
+
+    if (q->has_enh && p->has_enh) {
+        const mpa_enh *qe = &q->enh, *pe = &p->enh;
+        s->enh = 1;
+        if (qe->a != pe->a)
+            finding(s, r, roff + 20, MPA_F_ENH_A_ECHO, "Reply A=%u, Request A=%u", pe->a, qe->a);
+        if (qe->a && !(qe->b | qe->c | qe->d))
+            finding(s, i, s->d[i].frame_off + 20, MPA_F_ENH_INIT_OPTS,
+                    "Request has A=1 but none of B, C, D (no RTR type offered)");
+        if (pe->a && !p->r && !(pe->b | pe->c | pe->d))
+            finding(s, r, roff + 20, MPA_F_ENH_RESP_OPT, "Reply has A=1 but none of B, C, D");
+        if (pe->ord > qe->ird && qe->ird != MPA_IRD_ORD_MAX && pe->ord != MPA_IRD_ORD_MAX)
+            finding(s, r, roff + 20, MPA_F_ENH_ORD_LE_IRD, "responder ORD %u > initiator IRD %u", pe->ord,
+                    qe->ird);
+        if (!p->r && pe->ird < qe->ord && qe->ord != MPA_IRD_ORD_MAX && pe->ird != MPA_IRD_ORD_MAX)
+            finding(s, r, roff + 20, MPA_F_ENH_IRD_GE_ORD,
+                    "responder IRD %u < initiator ORD %u in an accepting Reply", pe->ird, qe->ord);
+        if (qe->ord == MPA_IRD_ORD_MAX && pe->ird != MPA_IRD_ORD_MAX)
+            finding(s, r, roff + 20, MPA_F_ENH_3FFF,
+                    "initiator ORD 0x3FFF requires Reply IRD 0x3FFF, got %u", pe->ird);
+        if (qe->ird == MPA_IRD_ORD_MAX && pe->ord != MPA_IRD_ORD_MAX)
+            finding(s, r, roff + 20, MPA_F_ENH_3FFF,
+                    "initiator IRD 0x3FFF requires Reply ORD 0x3FFF, got %u", pe->ord);
+        s->rtr_expected = !p->r && qe->a && pe->a;
+    }
+
+    if (p->r) {
+        s->rejected = 1;
+        enter_fpdu(s, i, p->m, crc, 1, "rejected (R=1): MPA left, probing for FPDUs");
+        enter_fpdu(s, r, q->m, crc, 1, "rejected (R=1): MPA left, probing for FPDUs");
+        return;
+    }
+    /* M in the Request binds the Responder's FPDUs, M in the Reply the
+     * Initiator's (RFC 5044 7.1.1). */
+    if (s->d[i].mode == MPA_MODE_STARTUP)
+        enter_fpdu(s, i, p->m, crc, 0, "Reply received");
+    if (s->d[r].mode == MPA_MODE_STARTUP)
+        enter_fpdu(s, r, q->m, crc, 0, "Reply sent");
+    s->d[i].peek = q->s; /* a 2007-style Initiator sends an RtR frame next */
+}
+
+/* ---- startup phase octets ------------------------------------------- */
+
+static size_t feed_startup(S *s, int dir, const uint8_t *p, size_t len)
+{
+    dirst *d = &s->d[dir];
+    size_t i = 0;
+    while (i < len && d->mode == MPA_MODE_STARTUP) {
+        if (d->sub == SS_HOLD) {
+            /* Octets after our frame before the peer's frame settles the
+             * framing: report once, then wait for the other direction. */
+            if (!d->early_done) {
+                d->early_done = 1;
+                if (d->role == MPA_ROLE_INITIATOR)
+                    finding(s, dir, d->off, MPA_F_STA_INIT_FPDU_WAIT,
+                            "Initiator sent octets after its Request before the Reply arrived");
+                else if (d->role == MPA_ROLE_RESPONDER)
+                    finding(s, dir, d->off, MPA_F_STA_RESP_WAIT,
+                            "Responder sent octets after its Reply before any Request arrived");
+            }
+            return i;
+        }
+        if (d->sub == SS_HDR) {
+            if (d->nhdr == 0)
+                d->frame_off = d->off;
+            size_t want = (d->nhdr < MPA_KEY_LEN ? MPA_KEY_LEN : MPA_FRAME_HDR_LEN) - d->nhdr;
+            size_t take = want < len - i ? want : len - i;
+            memcpy(d->hdr + d->nhdr, p + i, take);
+            d->nhdr = (uint8_t)(d->nhdr + take);
+            d->off += take;
+            i += take;
+            if (d->nhdr < MPA_KEY_LEN)
+                continue;
+            size_t need;
+            mpa_status st = mpa_frame_decode(d->hdr, d->nhdr, &d->fr, &need);
+            if (st == MPA_NEED_MORE && d->nhdr < MPA_FRAME_HDR_LEN)
+                continue;
+            d->fr.pd = NULL;
+            d->fr.pd_avail = 0;
+            d->pd_seen = 0;
+            d->nhdr = 0;
+            if (st == MPA_NEED_MORE) {
+                d->sub = SS_PD;
+                continue;
+            }
+            frame_done(s, dir);
+            continue;
+        }
+        /* SS_PD */
+        size_t take = d->fr.pd_len - d->pd_seen;
+        if (take > len - i)
+            take = len - i;
+        if (d->pd_seen < MPA_STREAM_PD_KEEP) {
+            size_t keep = MPA_STREAM_PD_KEEP - d->pd_seen;
+            memcpy(d->pd + d->pd_seen, p + i, take < keep ? take : keep);
+        }
+        d->pd_seen += (uint32_t)take;
+        d->off += take;
+        i += take;
+        if (d->pd_seen == d->fr.pd_len) {
+            d->sub = SS_HDR;
+            if (d->fr.s && d->fr.pd_len >= MPA_ENH_LEN) {
+                d->fr.has_enh = 1;
+                d->fr.enh = mpa_enh_unpack(ld_be32(d->pd));
+            }
+            frame_done(s, dir);
+        }
+    }
+    return i;
+}
+
+/* ---- FPDU mode ------------------------------------------------------- */
+
+static void map_ddp_anomalies(S *s, int dir, uint64_t off, const mpa_ddp *dd, uint32_t an)
+{
+    const mpa_ddp_hdr *h = &dd->hdr;
+    const char *op = mpa_rdmap_opcode_name(h->opcode);
+    if (an & MPA_DDP_AN_DV)
+        finding(s, dir, off, MPA_F_DDP_VERSION, "DDP version DV=%u, expected 1", h->dv);
+    if (an & MPA_DDP_AN_RV)
+        finding(s, dir, off, MPA_F_RDMAP_VERSION, "RDMAP version RV=%u, expected 1", h->rv);
+    if (an & MPA_DDP_AN_DDP_RSVD)
+        finding(s, dir, off, MPA_F_DDP_RSVD, "DDP control reserved bits 0x%x", h->ddp_rsvd);
+    if (an & (MPA_DDP_AN_RDMAP_RSVD | MPA_DDP_AN_RSVDULP_NONZERO))
+        finding(s, dir, off, MPA_F_RDMAP_RSVD, "%s: reserved RDMAP bits 0x%x, RsvdULP 0x%08x", op,
+                h->rdmap_rsvd, h->tagged ? 0u : h->rsvdulp);
+    if (an & MPA_DDP_AN_OPCODE_UNKNOWN)
+        finding(s, dir, off, MPA_F_RDMAP_OPCODE, "RDMAP opcode 0x%x is not defined", h->opcode);
+    if (an & MPA_DDP_AN_TAGGED_MISMATCH)
+        finding(s, dir, off, MPA_F_RDMAP_TAGGED, "%s sent with T=%u", op, h->tagged);
+    if ((an & MPA_DDP_AN_QN) && h->opcode != MPA_RDMAP_TERMINATE)
+        finding(s, dir, off, MPA_F_DDP_QN, "%s to QN %u", op, h->qn);
+    if (an & (MPA_DDP_AN_NOT_LAST | MPA_DDP_AN_MO_NONZERO | MPA_DDP_AN_TRAILING))
+        finding(s, dir, off, MPA_F_RDMAP_ONE_SEG, "%s with L=%u MO=%u, %zu octets after the header", op,
+                h->last, h->mo, dd->payload_len);
+    if (an & (MPA_DDP_AN_ATOMIC_OP | MPA_DDP_AN_ATOMIC_RSVD))
+        finding(s, dir, off, MPA_F_RDMAP_ATOMIC, "Atomic Request AOpCode 0x%x, reserved 0x%x",
+                dd->u.atomic_req.aop, dd->u.atomic_req.rsvd);
+}
+
+static void check_terminate(S *s, int dir, uint64_t off, const mpa_ddp *dd, uint32_t an)
+{
+    const mpa_ddp_hdr *h = &dd->hdr;
+    if (h->tagged || h->qn != MPA_QN_TERMINATE || (an & MPA_DDP_AN_TERM_RSVD))
+        finding(s, dir, off, MPA_F_TRM_FORMAT, "TERMINATE sent %s to QN %u, reserved bits 0x%x",
+                h->tagged ? "tagged" : "untagged", h->tagged ? 0 : h->qn, dd->u.term.rsvd);
+    const mpa_term *t = &dd->u.term;
+    if (dd->complete && !mpa_term_code_known(t->layer, t->etype, t->code))
+        finding(s, dir, off, MPA_F_TRM_CODE, "TERMINATE Layer %u EType %u code %u is not defined (%s/%s)",
+                t->layer, t->etype, t->code, mpa_term_layer_name(t->layer),
+                mpa_term_etype_name(t->layer, t->etype));
+}
+
+/* RFC 6581 RTR rules on the Initiator's FPDUs. */
+static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ddp *dd, mpa_rtr_kind k)
+{
+    if (!s->rtr_expected || dir != s->init_dir)
+        return 0;
+    const mpa_enh *qe = &s->d[dir].fr.enh, *pe = &s->d[!dir].fr.enh;
+    char offered[32], both[32];
+    rtr_set_str(offered, sizeof offered, pe->b, pe->c, pe->d);
+    rtr_set_str(both, sizeof both, qe->b & pe->b, qe->c & pe->c, qe->d & pe->d);
+    if (index == 0) {
+        s->rtr_checked = 1;
+        if (k != MPA_RTR_NONE) {
+            int ok = (k == MPA_RTR_SEND && pe->b) || (k == MPA_RTR_WRITE && pe->c) ||
+                     (k == MPA_RTR_READ && pe->d);
+            if (!ok)
+                finding(s, dir, off, MPA_F_ENH_RTR_MATCH, "sent %s RTR; the Reply offered %s",
+                        rtr_name(k), offered);
+            if (k == MPA_RTR_READ && pe->ird == 0)
+                finding(s, dir, off, MPA_F_ENH_RTR_READ_IRD,
+                        "zero-length RDMA Read RTR while the responder's IRD is 0");
+            return 1;
+        }
+        if (dd->complete && dd->hdr.opcode == MPA_RDMAP_TERMINATE) {
+            const mpa_term *t = &dd->u.term;
+            if (t->layer == MPA_TERM_LAYER_LLP && t->etype == 0 && t->code == 7 &&
+                ((qe->b & pe->b) | (qe->c & pe->c) | (qe->d & pe->d)))
+                finding(s, dir, off, MPA_F_ENH_RTR_MATCH,
+                        "TERMINATE code 7 (no matching RTR option) although both sides offered %s", both);
+            return 0;
+        }
+        s->rtr_late = 1;
+        finding(s, dir, off, MPA_F_ENH_RTR_SEND,
+                "first FPDU after the enhanced Reply is %s, not a zero-length RTR (Reply offered %s)",
+                dd->hdr.opcode <= 15 ? mpa_rdmap_opcode_name(dd->hdr.opcode) : "?", offered);
+        return 0;
+    }
+    if (s->rtr_late && k != MPA_RTR_NONE) {
+        s->rtr_late = 0;
+        finding(s, dir, off, MPA_F_ENH_RTR_FIRST, "%s RTR is FPDU #%llu: %llu other FPDUs preceded it",
+                rtr_name(k), (unsigned long long)index + 1, (unsigned long long)index);
+        return 1;
+    }
+    return 0;
+}
+
+static void on_marker(S *s, int dir, const fpdu_rx *rx)
+{
+    dirst *d = &s->d[dir];
+    uint64_t moff = d->off - (uint32_t)(rx->pos - rx->mk.pos);
+    d->st.markers++;
+    if (d->probe)
+        return;
+    uint64_t fpdu_off = moff - (uint32_t)(rx->mk.pos - rx->mk.fpdu_start);
+    if (moff == d->mode_off) {
+        if (rx->mk.reserved || rx->mk.fpduptr)
+            finding(s, dir, moff, MPA_F_STA_FIRST_MARKER,
+                    "first FPDU-mode octets are %04x %04x, not the marker 0x00000000", rx->mk.reserved,
+                    rx->mk.fpduptr);
+    } else {
+        if (rx->mk.res_bad)
+            finding(s, dir, moff, MPA_F_MRK_RES, "marker reserved 0x%04x, FPDUPTR 0x%04x (low bits set: %s)",
+                    rx->mk.reserved, rx->mk.fpduptr, (rx->mk.fpduptr & 3) ? "yes" : "no");
+        if (rx->mk.ptr_bad) {
+            if (rx->mk.leading)
+                finding(s, dir, moff, MPA_F_MRK_PTR,
+                        "marker between FPDUs has FPDUPTR %u, expected 0", rx->mk.fpduptr);
+            else
+                finding(s, dir, moff, MPA_F_MRK_PTR,
+                        "marker %u octets into an FPDU has FPDUPTR 0 (0 is only for markers between FPDUs)",
+                        (unsigned)(rx->mk.pos - rx->mk.fpdu_start));
+        }
+        if (rx->mk.len_disagree)
+            finding(s, dir, moff, MPA_F_MRK_LEN_AGREE,
+                    "FPDUPTR %u points %u octets back, but the lengths put the FPDU start %u octets back",
+                    rx->mk.fpduptr, rx->mk.fpduptr & ~3u, (unsigned)(rx->mk.pos - rx->mk.fpdu_start));
+        if (rx->mk.same_bad)
+            finding(s, dir, moff, MPA_F_MRK_SAME_FPDU,
+                    "marker points to offset %llu, an earlier marker of the same FPDU to another start",
+                    (unsigned long long)(moff - (rx->mk.fpduptr & ~3u)));
+    }
+    mpa_event ev;
+    ev_init(s, &ev, MPA_EV_MARKER, dir, moff);
+    ev.u.marker.reserved = rx->mk.reserved;
+    ev.u.marker.fpduptr = rx->mk.fpduptr;
+    ev.u.marker.fpdu_off = fpdu_off;
+    ev.u.marker.leading = rx->mk.leading;
+    emit(s, &ev);
+}
+
+static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
+{
+    dirst *d = &s->d[dir];
+    uint64_t foff = d->off - (uint32_t)(rx->pos - rx->f.start);
+    uint64_t index = d->nfpdu++;
+    int crc_ok = rx->f.crc_wire == rx->f.crc_calc;
+
+    if (d->probe) {
+        /* After a reject, only a CRC-valid FPDU counts as an FPDU. */
+        if (crc_ok) {
+            d->probe = 0;
+            finding(s, dir, foff, MPA_F_STA_NO_FPDU_AFTER_REJECT,
+                    "an FPDU (ULPDU_Length %u, valid CRC) follows a Reply with R=1", rx->f.ulpdu_len);
+        } else {
+            data_add(s, dir, d->mode_off, d->off - d->mode_off, "not MPA after a rejected startup");
+            set_mode(s, dir, MPA_MODE_STREAMING, "octets after the reject are not FPDUs");
+            return;
+        }
+    }
+
+    mpa_event ev;
+    ev_init(s, &ev, MPA_EV_FPDU, dir, foff);
+    mpa_ev_fpdu *e = &ev.u.fpdu;
+    e->index = index;
+    e->wire_len = rx->f.wire_len;
+    e->ulpdu_len = rx->f.ulpdu_len;
+    e->pad_len = rx->f.pad_len;
+    e->n_markers = (uint8_t)(rx->f.n_markers > 255 ? 255 : rx->f.n_markers);
+    e->crc_wire = rx->f.crc_wire;
+    e->crc_calc = rx->f.crc_calc;
+    e->crc = !d->crc ? MPA_CRC_NOT_CHECKED : crc_ok ? MPA_CRC_GOOD : MPA_CRC_BAD;
+    e->ulpdu = rx->prefix;
+    e->ulpdu_avail = rx->f.nprefix;
+    size_t need;
+    e->ddp_status = mpa_ddp_decode(rx->prefix, rx->f.nprefix, rx->f.ulpdu_len, &e->ddp, &need);
+    e->ddp_anomalies = e->ddp_status == MPA_OK ? mpa_ddp_anomalies(&e->ddp) : 0;
+    e->rtr = mpa_ddp_rtr_kind(&e->ddp);
+
+    d->st.fpdus++;
+    d->st.ulpdu_octets += rx->f.ulpdu_len;
+    if (index == 0)
+        d->first_fpdu_ok = crc_ok;
+
+    if (e->crc == MPA_CRC_BAD) {
+        d->st.crc_bad++;
+        const mpa_frame *own = frame_of(s, dir), *peer = frame_of(s, !dir);
+        if (own && peer && !own->c && peer->c)
+            finding(s, dir, foff + rx->f.wire_len - 4, MPA_F_CRC_NEGOTIATE,
+                    "CRC field 0x%08x, CRC32C 0x%08x: this side sent C=0 but the peer's C=1 turns CRCs on",
+                    rx->f.crc_wire, rx->f.crc_calc);
+        else
+            finding(s, dir, foff + rx->f.wire_len - 4, MPA_F_CRC_VALID, "CRC field 0x%08x, CRC32C 0x%08x",
+                    rx->f.crc_wire, rx->f.crc_calc);
+    }
+    if (rx->f.pad_nonzero)
+        finding(s, dir, foff, MPA_F_FPD_PAD, "pad octets (%u) not zero", rx->f.pad_len);
+    if (rx->f.ulpdu_len > MPA_ULPDU_MAX)
+        finding(s, dir, foff, MPA_F_FPD_ULPDU_MAX, "ULPDU_Length %u > 64768", rx->f.ulpdu_len);
+    if (s->cfg.emss[dir]) {
+        unsigned mul = mpa_mulpdu(s->cfg.emss[dir], d->markers);
+        if (rx->f.ulpdu_len > mul)
+            finding(s, dir, foff, MPA_F_FPD_MULPDU, "ULPDU_Length %u > MULPDU %u (EMSS %u, markers %s)",
+                    rx->f.ulpdu_len, mul, s->cfg.emss[dir], d->markers ? "on" : "off");
+    }
+    if (e->ddp_status == MPA_E_INVALID)
+        finding(s, dir, foff, MPA_F_FPD_ZERO_LEN,
+                "ULPDU of %u octets cannot hold the %zu-octet DDP/RDMAP header it starts", rx->f.ulpdu_len,
+                e->ddp.need_len);
+    if (e->ddp_status == MPA_OK)
+        map_ddp_anomalies(s, dir, foff, &e->ddp, e->ddp_anomalies);
+    if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE) {
+        check_terminate(s, dir, foff, &e->ddp, e->ddp_anomalies);
+    }
+    e->negotiated_rtr = check_rtr(s, dir, foff, index, &e->ddp, e->rtr);
+    emit(s, &ev);
+    if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE)
+        d->terminated = 1;
+}
+
+/* Before the first octet of an FPDU of dir. */
+static void fpdu_begins(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    if (d->probe)
+        return;
+    if (d->terminated && !d->trm_last_done) {
+        d->trm_last_done = 1;
+        finding(s, dir, d->off, MPA_F_TRM_LAST, "octets follow this side's TERMINATE");
+    }
+    if (d->nfpdu == 0 && dir != s->init_dir && s->init_dir >= 0 && !s->resp_fpdu_done &&
+        s->d[s->init_dir].nfpdu == 0) {
+        s->resp_fpdu_done = 1;
+        finding(s, dir, d->off, MPA_F_STA_RESP_FPDU_WAIT,
+                "Responder's first FPDU octet before any complete FPDU from the Initiator");
+    }
+    if (d->nfpdu == 0)
+        judge_answer_to_improper(s, dir, d->off, "FPDU");
+}
+
+/* The shadow parse finished its first FPDU: were the markers wrong? */
+static int shadow_done(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    d->sh_on = 0;
+    if (d->sh.f.crc_wire != d->sh.f.crc_calc || d->first_fpdu_ok)
+        return 0;
+    uint64_t off = d->mode_off;
+    if (d->markers)
+        finding(s, dir, off, MPA_F_MRK_PRESENT,
+                "the peer declared M=1 but this side sends no markers (its first FPDU checks only without "
+                "them); decoding follows the sender");
+    else
+        finding(s, dir, off, MPA_F_MRK_PRESENT,
+                "the peer declared M=0 but this side sends markers (its first FPDU checks only with "
+                "them); decoding follows the sender");
+    d->markers = !d->markers;
+    d->rx = d->sh;
+    d->nfpdu = 0;
+    /* The octets from the start of FPDU mode are read again this way. */
+    set_mode_at(s, dir, d->mode_off, MPA_MODE_FPDU, "marker setting taken from the sender's octets");
+    return 1;
+}
+
+static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
+{
+    dirst *d = &s->d[dir];
+    size_t i = 0;
+    while (i < len && d->mode == MPA_MODE_FPDU) {
+        if (!d->rx.started && d->rx.nmk == 0)
+            fpdu_begins(s, dir);
+        int item;
+        size_t n = rx_run(&d->rx, p + i, len - i, &item);
+        if (d->sh_on) {
+            size_t j = 0;
+            int sitem = RX_NONE;
+            while (j < n) {
+                j += rx_run(&d->sh, p + i + j, n - j, &sitem);
+                if (sitem == RX_FPDU)
+                    break;
+            }
+            if (sitem == RX_FPDU) {
+                /* Adopting the shadow drops the main parse's view of
+                 * these octets: the adopted machine has read j of them. */
+                if (shadow_done(s, dir)) {
+                    d->off += j;
+                    i += j;
+                    on_fpdu(s, dir, &d->rx);
+                    continue;
+                }
+            }
+        }
+        d->off += n;
+        i += n;
+        if (item == RX_MARKER)
+            on_marker(s, dir, &d->rx);
+        else if (item == RX_FPDU) {
+            on_fpdu(s, dir, &d->rx);
+            if (d->nfpdu == 1 && d->first_fpdu_ok)
+                d->sh_on = 0;
+        }
+    }
+    return i;
+}
+
+static size_t feed_fpdu(S *s, int dir, const uint8_t *p, size_t len)
+{
+    dirst *d = &s->d[dir];
+    if (!d->peek)
+        return feed_fpdu_core(s, dir, p, len);
+    /* 2007 proposal: an Initiator that set S may send "MPA ID RtR Frame"
+     * before its FPDUs.  Hold octets while they match that key. */
+    const uint8_t *key = mpa_key_bytes(MPA_KEY_RTR2007);
+    size_t i = 0;
+    while (i < len && d->npeek < MPA_KEY_LEN && p[i] == key[d->npeek])
+        d->peekb[d->npeek++] = p[i++];
+    if (d->npeek == MPA_KEY_LEN) {
+        d->peek = 0;
+        d->mode = MPA_MODE_STARTUP;
+        d->sub = SS_HDR;
+        d->rtr_frame = 1;
+        d->frame_off = d->off;
+        memcpy(d->hdr, d->peekb, MPA_KEY_LEN);
+        d->nhdr = MPA_KEY_LEN;
+        d->off += MPA_KEY_LEN;
+        return i;
+    }
+    if (i == len)
+        return i; /* still matching */
+    /* Not an RtR frame: replay what was held, then go on. */
+    d->peek = 0;
+    uint8_t held[MPA_KEY_LEN];
+    size_t nh = d->npeek;
+    memcpy(held, d->peekb, nh);
+    d->npeek = 0;
+    size_t used = feed_fpdu_core(s, dir, held, nh);
+    if (used < nh)
+        data_add(s, dir, d->off, nh - used, "octets after the FPDU stream ended");
+    d->off += nh - used;
+    return i;
+}
+
+/* A direction holding after its frame waits for the peer's frame; if
+ * the peer can no longer send one, the holder's octets are not MPA. */
+static int hold_dead(const S *s, int dir)
+{
+    uint8_t pm = s->d[!dir].mode;
+    return s->failed || s->finished || pm == MPA_MODE_STREAMING || pm == MPA_MODE_CLOSED;
+}
+
+/* ---- public entry points --------------------------------------------- */
+
+void mpa_stream_init(mpa_stream *st, const mpa_stream_cfg *cfg, mpa_event_fn fn, void *user)
+{
+    S *s = SS(st);
+    memset(s, 0, sizeof *s);
+    if (cfg)
+        s->cfg = *cfg;
+    s->fn = fn;
+    s->user = user;
+    s->init_dir = -1;
+}
+
+size_t mpa_stream_feed(mpa_stream *st, int dir, const uint8_t *p, size_t len)
+{
+    S *s = SS(st);
+    if (dir < 0 || dir > 1 || (!p && len))
+        return 0;
+    dirst *d = &s->d[dir];
+    size_t i = 0;
+    while (i < len) {
+        size_t n = 0;
+        switch ((mpa_dir_mode)d->mode) {
+        case MPA_MODE_STARTUP:
+            if (d->sub == SS_HOLD && hold_dead(s, dir)) {
+                judge_answer_to_improper(s, dir, d->off, "octets");
+                set_mode(s, dir, MPA_MODE_STREAMING, "the peer never completed the startup");
+                continue;
+            }
+            n = feed_startup(s, dir, p + i, len - i);
+            if (n == 0 && d->mode == MPA_MODE_STARTUP && d->sub == SS_HOLD) {
+                d->st.octets += i;
+                return i;
+            }
+            break;
+        case MPA_MODE_FPDU:
+            n = feed_fpdu(s, dir, p + i, len - i);
+            break;
+        case MPA_MODE_STREAMING:
+        case MPA_MODE_TERMINATED:
+        case MPA_MODE_CLOSED:
+            n = len - i;
+            data_add(s, dir, d->off, n,
+                     d->mode == MPA_MODE_CLOSED ? "octets after FIN/RST"
+                     : s->rejected           ? "not MPA after a rejected startup"
+                     : d->bad_key            ? "not MPA: the startup key was unknown"
+                                             : "not MPA: the startup failed");
+            d->off += n;
+            break;
+        }
+        i += n;
+    }
+    d->st.octets += i;
+    return i;
+}
+
+int mpa_stream_waiting(const mpa_stream *st, int dir)
+{
+    const S *s = CS(st);
+    if (dir < 0 || dir > 1)
+        return 0;
+    const dirst *d = &s->d[dir];
+    return d->mode == MPA_MODE_STARTUP && d->sub == SS_HOLD && !hold_dead(s, dir);
+}
+
+void mpa_stream_segment(mpa_stream *st, int dir)
+{
+    S *s = SS(st);
+    if (dir < 0 || dir > 1)
+        return;
+    dirst *d = &s->d[dir];
+    if (d->mode != MPA_MODE_FPDU || d->probe || d->peek)
+        return;
+    d->st.segments++;
+    if (!d->rx.started && d->rx.nmk == 0) {
+        d->st.segments_aligned++;
+        return;
+    }
+    if (!d->align_done) {
+        d->align_done = 1;
+        finding(s, dir, d->off, MPA_F_FPD_ALIGN,
+                "TCP segment starts %u octets into an FPDU (later misaligned segments are counted only)",
+                rx_partial(&d->rx));
+    }
+}
+
+void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
+{
+    S *s = SS(st);
+    if (dir < 0 || dir > 1)
+        return;
+    dirst *d = &s->d[dir];
+    if (d->mode == MPA_MODE_CLOSED)
+        return;
+    const char *how = kind == MPA_END_RST ? "RST" : "FIN";
+    if (d->mode == MPA_MODE_STARTUP && d->sub == SS_HDR && d->nhdr) {
+        finding(s, dir, d->frame_off, MPA_F_FRM_WHOLE, "%s after %u of the 20 header octets of a startup frame",
+                how, d->nhdr);
+        data_add(s, dir, d->frame_off, d->nhdr, "incomplete startup frame");
+    } else if (d->mode == MPA_MODE_STARTUP && d->sub == SS_PD) {
+        finding(s, dir, d->frame_off + 18, MPA_F_FRM_PDLEN_MATCH,
+                "%s after %u of PD_Length %u private data octets", how, d->pd_seen, d->fr.pd_len);
+        data_add(s, dir, d->frame_off, MPA_FRAME_HDR_LEN + (uint64_t)d->pd_seen, "incomplete startup frame");
+    } else if (d->mode == MPA_MODE_FPDU && (d->rx.started || d->rx.nmk)) {
+        uint32_t part = rx_partial(&d->rx);
+        data_add(s, dir, d->off - part, part, "incomplete FPDU at FIN/RST");
+    } else if (d->mode == MPA_MODE_FPDU && d->peek && d->npeek) {
+        data_add(s, dir, d->off, d->npeek, "incomplete FPDU at FIN/RST");
+    }
+    /* The Responder closing after a proper Request without replying. */
+    int o = !dir;
+    if (d->role != MPA_ROLE_INITIATOR && !d->have_frame && is_kind(s, o, MPA_KEY_REQ) &&
+        !s->d[o].improper && !s->d[o].fr.s)
+        finding(s, dir, d->off, MPA_F_STA_REJECT,
+                "Responder closed (%s) after a properly formatted Request without a Reply (R=1 expected)",
+                how);
+    data_flush(s, dir);
+    set_mode(s, dir, MPA_MODE_CLOSED, kind == MPA_END_RST ? "RST" : "FIN");
+}
+
+void mpa_stream_finish(mpa_stream *st)
+{
+    S *s = SS(st);
+    s->finished = 1;
+    for (int dir = 0; dir < 2; dir++) {
+        dirst *d = &s->d[dir];
+        int partial = 1;
+        if (d->mode == MPA_MODE_STARTUP && d->sub == SS_HDR && d->nhdr)
+            data_add(s, dir, d->frame_off, d->nhdr, "capture ended inside a startup frame");
+        else if (d->mode == MPA_MODE_STARTUP && d->sub == SS_PD)
+            data_add(s, dir, d->frame_off, MPA_FRAME_HDR_LEN + (uint64_t)d->pd_seen,
+                     "capture ended inside a startup frame");
+        else if (d->mode == MPA_MODE_FPDU && (d->rx.started || d->rx.nmk))
+            data_add(s, dir, d->off - rx_partial(&d->rx), rx_partial(&d->rx),
+                     "capture ended inside an FPDU");
+        else if (d->mode == MPA_MODE_FPDU && d->peek && d->npeek)
+            data_add(s, dir, d->off, d->npeek, "capture ended inside an FPDU");
+        else
+            partial = 0;
+        if (partial) {
+            /* Reported once: whatever comes after is not decoded. */
+            d->nhdr = 0;
+            d->sub = SS_HDR;
+            d->mode = MPA_MODE_STREAMING;
+        }
+        data_flush(s, dir);
+    }
+}
+
+mpa_role mpa_stream_role(const mpa_stream *st, int dir)
+{
+    return dir < 0 || dir > 1 ? MPA_ROLE_UNKNOWN : (mpa_role)CS(st)->d[dir].role;
+}
+
+mpa_dir_mode mpa_stream_mode(const mpa_stream *st, int dir)
+{
+    if (dir < 0 || dir > 1)
+        return MPA_MODE_CLOSED;
+    const dirst *d = &CS(st)->d[dir];
+    if (d->mode == MPA_MODE_FPDU && d->terminated)
+        return MPA_MODE_TERMINATED;
+    return (mpa_dir_mode)d->mode;
+}
+
+const mpa_dir_stats *mpa_stream_stats(const mpa_stream *st, int dir)
+{
+    return dir < 0 || dir > 1 ? NULL : &CS(st)->d[dir].st;
+}
+
+const mpa_frame *mpa_stream_frame(const mpa_stream *st, int dir)
+{
+    return dir < 0 || dir > 1 ? NULL : frame_of(CS(st), dir);
+}
