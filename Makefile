@@ -60,7 +60,7 @@ unit: $(UNIT_BINS)
 
 include tests/fuzz/fuzz.mk
 
-test: unit fuzz-smoke
+test: unit golden-check fuzz-smoke
 	@echo "make test: all suites passed"
 
 bench: $(B)/mpa-bench
@@ -74,3 +74,21 @@ deps:
 
 clean:
 	rm -rf $(B)
+
+# Demo streams and golden outputs (captures/demo).  `make demo-streams`
+# regenerates the inputs, `make golden` the expected outputs: review the
+# diff before committing either.
+$(B)/mpa-gen-demo: tools/mpa-gen-demo.c tests/scen.h $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a
+
+demo-streams: $(B)/mpa-gen-demo
+	$(B)/mpa-gen-demo captures/demo
+
+golden: $(B)/mpa-decode
+	scripts/golden.sh --update
+
+golden-check: $(B)/mpa-decode
+	scripts/golden.sh
+
+demo: $(B)/mpa-decode
+	$(B)/mpa-decode captures/demo/enhanced-p2p.mpastream

@@ -670,7 +670,7 @@ static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ddp 
     }
     if (s->rtr_late && k != MPA_RTR_NONE) {
         s->rtr_late = 0;
-        finding(s, dir, off, MPA_F_ENH_RTR_FIRST, "%s RTR is FPDU #%llu: %llu other FPDUs preceded it",
+        finding(s, dir, off, MPA_F_ENH_RTR_FIRST, "%s RTR is FPDU #%llu: %llu other FPDU(s) preceded it",
                 rtr_name(k), (unsigned long long)index + 1, (unsigned long long)index);
         return 1;
     }
