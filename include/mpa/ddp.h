@@ -67,7 +67,7 @@
  *   Atomic Response (opcode 0xB), 12 octets:
  *     0..3   Original Request Identifier
  *     4..11  Original Remote Data Value
- *   Immediate Data / Immediate Data with SE (opcodes 0xC / 0xD), 8 octets:
+ *   Immediate Data / Immediate Data with SE (opcodes 0x8 / 0x9), 8 octets:
  *     0..7   Immediate Data
  *
  * Ownership: every decoded field is a host-order copy of the wire value;
@@ -100,7 +100,7 @@ extern "C" {
  * Request header (18 + 4 + 2 + 18 + 28). */
 #define MPA_DDP_MAX_STRUCT_LEN 70u
 
-/* RDMAP opcodes (RFC 5040 4.2; 0xA-0xD from RFC 7306). */
+/* RDMAP opcodes (RFC 5040 4.2; 0x8-0xB from RFC 7306). */
 enum mpa_rdmap_opcode {
     MPA_RDMAP_RDMA_WRITE = 0x0,
     MPA_RDMAP_READ_REQUEST = 0x1,
@@ -112,8 +112,8 @@ enum mpa_rdmap_opcode {
     MPA_RDMAP_TERMINATE = 0x7,
     MPA_RDMAP_ATOMIC_REQUEST = 0xA,
     MPA_RDMAP_ATOMIC_RESPONSE = 0xB,
-    MPA_RDMAP_IMMEDIATE = 0xC,
-    MPA_RDMAP_IMMEDIATE_SE = 0xD,
+    MPA_RDMAP_IMMEDIATE = 0x8,
+    MPA_RDMAP_IMMEDIATE_SE = 0x9,
 };
 
 /* Untagged queue numbers (RFC 5040 4.2; QN 3 from RFC 7306). */
@@ -243,7 +243,7 @@ typedef struct mpa_ddp {
         mpa_term term;                /* opcode 0x7 */
         mpa_atomic_req atomic_req;    /* opcode 0xA */
         mpa_atomic_resp atomic_resp;  /* opcode 0xB */
-        mpa_immediate imm;            /* opcodes 0xC, 0xD */
+        mpa_immediate imm;            /* opcodes 0x8, 0x9 */
     } u;                              /* zeroed for other opcodes */
 } mpa_ddp;
 
@@ -360,7 +360,7 @@ mpa_rtr_kind mpa_ddp_rtr_kind(const mpa_ddp *d);
 /* Names: static strings, never NULL. */
 /* "RDMA Write", ... "Terminate", "Atomic Request", "Atomic Response",
  * "Immediate Data", "Immediate Data with SE"; "unknown opcode" for the
- * reserved ones (0x8, 0x9, 0xE, 0xF) and for op > 15. */
+ * reserved ones (0xC, 0xD, 0xE, 0xF) and for op > 15. */
 const char *mpa_rdmap_opcode_name(unsigned op);
 /* 1 for an opcode defined by RFC 5040 or RFC 7306, else 0. */
 int mpa_rdmap_opcode_known(unsigned op);

@@ -47,8 +47,8 @@ static size_t layout_len(const uint8_t *b)
     case 0x1: return h + 28;
     case 0xA: return h + 52;
     case 0xB: return h + 12;
-    case 0xC:
-    case 0xD: return h + 8;
+    case 0x8:
+    case 0x9: return h + 8;
     case 0x7: {
         uint8_t f = b[h + 2];
         size_t n = h + 4;
@@ -645,7 +645,7 @@ static void test_rfc7306_atomic_response_and_immediate(void)
     check_short_ulpdu("atomic response", b);
     check_reencode("atomic response", b);
 
-    for (uint8_t op = 0xC; op <= 0xD; op++) {
+    for (uint8_t op = 0x8; op <= 0x9; op++) {
         n = untagged(b, op, 0, 0, 2, 0);
         put64(b + n, 0x8877665544332211ull);
         n += 8;
@@ -658,15 +658,15 @@ static void test_rfc7306_atomic_response_and_immediate(void)
         check_short_ulpdu("immediate", b);
         check_reencode("immediate", b);
     }
-    T_STREQ(mpa_rdmap_opcode_name(0xC), "Immediate Data");
-    T_STREQ(mpa_rdmap_opcode_name(0xD), "Immediate Data with SE");
+    T_STREQ(mpa_rdmap_opcode_name(0x8), "Immediate Data");
+    T_STREQ(mpa_rdmap_opcode_name(0x9), "Immediate Data with SE");
 }
 
 /* ---- RFC 5040 4.2: reserved opcodes decode, reported unknown -------- */
 
 static void test_rfc5040_4_2_unknown_opcodes(void)
 {
-    static const uint8_t unk[] = {0x8, 0x9, 0xE, 0xF};
+    static const uint8_t unk[] = {0xC, 0xD, 0xE, 0xF};
     for (size_t i = 0; i < sizeof unk; i++) {
         for (int tg = 0; tg <= 1; tg++) {
             uint8_t b[40];
@@ -919,7 +919,7 @@ static void test_anomalies_each_bit(void)
         T_EQ(an_of(b, n, n), MPA_DDP_AN_RDMAP_RSVD);
     }
     /* RFC 5040 4.2: reserved opcode */
-    n = untagged(b, 0x9, 0, 0, 1, 0);
+    n = untagged(b, 0xD, 0, 0, 1, 0);
     T_EQ(an_of(b, n, n), MPA_DDP_AN_OPCODE_UNKNOWN);
     /* RFC 5040 4.2: T bit vs opcode, both ways */
     n = untagged(b, 0x0, 0, 0, 1, 0); /* untagged Write */
@@ -937,7 +937,7 @@ static void test_anomalies_each_bit(void)
         static const struct { uint8_t op; uint32_t qn; size_t body; } q[] = {
             {0x3, 0, 0}, {0x4, 0, 0}, {0x5, 0, 0}, {0x6, 0, 0},
             {0x1, 1, 28}, {0x7, 2, 4}, {0xA, 1, 52}, {0xB, 3, 12},
-            {0xC, 0, 8}, {0xD, 0, 8},
+            {0x8, 0, 8}, {0x9, 0, 8},
         };
         for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
             for (uint32_t qn = 0; qn <= 4; qn++) {

@@ -741,7 +741,7 @@ static void sc_ddp_rsvd(scen_t *s)
 static void sc_rdmap_opcode(scen_t *s)
 {
     start_plain(s, 0, 0);
-    mpa_ddp d = ul_untagged(0x9, 0, 1);
+    mpa_ddp d = ul_untagged(0xE, 0, 1);
     size_t n = ul_build(&d, 4, ul, sizeof ul);
     sc_fpdu(s, D0, ul, n);
     close_both(s);
@@ -859,7 +859,7 @@ static const tcase cases[] = {
     {"FPDU after TERMINATE", sc_trm_last, "MPA-TRM-LAST"},
     {"DV 0, RV 0 (draft-03 vector header)", sc_ddp_versions, "MPA-DDP-VERSION MPA-RDMAP-VERSION"},
     {"reserved DDP/RDMAP bits", sc_ddp_rsvd, "MPA-DDP-RSVD MPA-RDMAP-RSVD"},
-    {"opcode 0x9", sc_rdmap_opcode, "MPA-RDMAP-OPCODE"},
+    {"opcode 0xE", sc_rdmap_opcode, "MPA-RDMAP-OPCODE"},
     {"tagged Send, Send to QN 5", sc_rdmap_tagged_qn, "MPA-RDMAP-TAGGED MPA-DDP-QN"},
     {"Read Request L=0", sc_rdmap_one_seg, "MPA-RDMAP-ONE-SEG"},
     {"Atomic AOpCode 7", sc_rdmap_atomic, "MPA-RDMAP-ATOMIC"},
