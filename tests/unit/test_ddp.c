@@ -1137,8 +1137,8 @@ static void test_encode_roundtrip_combinations(void)
                     x.u.atomic_resp.orig_req_id = v;
                     x.u.atomic_resp.orig_value = ~0ull / (v + 1);
                     break;
-                case 0xC:
-                case 0xD:
+                case 0x8:
+                case 0x9:
                     x.u.imm.data = 0xFEDCBA9876543210ull ^ v;
                     break;
                 default:
