@@ -64,10 +64,17 @@ test: unit golden-check fuzz-smoke
 	@echo "make test: all suites passed"
 
 bench: $(B)/mpa-bench
-	$(B)/mpa-bench
+	@mkdir -p $(B)/bench
+	@rm -f $(B)/bench/*.pcap $(B)/bench/libmpa-figures.txt
+	@if command -v tshark >/dev/null 2>&1; then \
+	    $(B)/mpa-bench --pcap-dir $(B)/bench; \
+	else \
+	    $(B)/mpa-bench; \
+	fi
+	@sh scripts/bench-tshark.sh $(B)/bench
 
-$(B)/mpa-bench: bench/mpa-bench.c $(B)/libmpa.a
-	$(CC) $(CSTD) $(WARN) -O2 -g -D_DEFAULT_SOURCE -Iinclude -Isrc $< -o $@ $(B)/libmpa.a
+$(B)/mpa-bench: bench/mpa-bench.c bench/pcap-write.h tests/scen.h $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) -O2 -g -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a
 
 deps:
 	scripts/deps.sh

@@ -12,6 +12,7 @@
  * reported when the accumulation ends, for the same reason.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,14 +115,19 @@ const char *mpa_dir_mode_str(mpa_dir_mode m)
 
 /* ---- event emission -------------------------------------------------- */
 
-static void ev_init(S *s, mpa_event *ev, mpa_event_type t, int dir, uint64_t off)
+/* Zeroes the event's header and its first `body` octets of union: the
+ * union is large (an FPDU event holds a whole DDP decode) and markers
+ * come every 512 octets, so clearing all of it is measurable. */
+static void ev_init_n(S *s, mpa_event *ev, mpa_event_type t, int dir, uint64_t off, size_t body)
 {
-    memset(ev, 0, sizeof *ev);
+    memset(ev, 0, offsetof(mpa_event, u) + body);
     ev->type = t;
     ev->dir = dir;
     ev->off = off;
     ev->seq = s->cfg.isn[dir] + (uint32_t)off;
 }
+
+#define ev_init(s, ev, t, dir, off) ev_init_n(s, ev, t, dir, off, sizeof((ev)->u))
 
 static void emit(S *s, const mpa_event *ev)
 {
@@ -140,7 +146,7 @@ static void finding(S *s, int dir, uint64_t off, mpa_finding_id id, const char *
     va_end(ap);
     s->d[dir].st.findings++;
     mpa_event ev;
-    ev_init(s, &ev, MPA_EV_FINDING, dir, off);
+    ev_init_n(s, &ev, MPA_EV_FINDING, dir, off, sizeof ev.u.finding);
     ev.u.finding.id = id;
     ev.u.finding.rule = mpa_rule_get(id);
     ev.u.finding.msg = s->msg;
@@ -632,15 +638,15 @@ static void check_terminate(S *s, int dir, uint64_t off, const mpa_ddp *dd, uint
                 mpa_term_etype_name(t->layer, t->etype));
 }
 
-/* RFC 6581 RTR rules on the Initiator's FPDUs. */
+/* RFC 6581 RTR rules on the Initiator's FPDUs.  Runs for every FPDU,
+ * so it returns early and formats strings only for a finding. */
 static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ddp *dd, mpa_rtr_kind k)
 {
-    if (!s->rtr_expected || dir != s->init_dir)
+    if (!s->rtr_expected || dir != s->init_dir || (index != 0 && !s->rtr_late))
         return 0;
     const mpa_enh *qe = &s->d[dir].fr.enh, *pe = &s->d[!dir].fr.enh;
     char offered[32], both[32];
     rtr_set_str(offered, sizeof offered, pe->b, pe->c, pe->d);
-    rtr_set_str(both, sizeof both, qe->b & pe->b, qe->c & pe->c, qe->d & pe->d);
     if (index == 0) {
         s->rtr_checked = 1;
         if (k != MPA_RTR_NONE) {
@@ -657,9 +663,11 @@ static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ddp 
         if (dd->complete && dd->hdr.opcode == MPA_RDMAP_TERMINATE) {
             const mpa_term *t = &dd->u.term;
             if (t->layer == MPA_TERM_LAYER_LLP && t->etype == 0 && t->code == 7 &&
-                ((qe->b & pe->b) | (qe->c & pe->c) | (qe->d & pe->d)))
+                ((qe->b & pe->b) | (qe->c & pe->c) | (qe->d & pe->d))) {
+                rtr_set_str(both, sizeof both, qe->b & pe->b, qe->c & pe->c, qe->d & pe->d);
                 finding(s, dir, off, MPA_F_ENH_RTR_MATCH,
                         "TERMINATE code 7 (no matching RTR option) although both sides offered %s", both);
+            }
             return 0;
         }
         s->rtr_late = 1;
@@ -668,7 +676,7 @@ static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ddp 
                 dd->hdr.opcode <= 15 ? mpa_rdmap_opcode_name(dd->hdr.opcode) : "?", offered);
         return 0;
     }
-    if (s->rtr_late && k != MPA_RTR_NONE) {
+    if (k != MPA_RTR_NONE) {
         s->rtr_late = 0;
         finding(s, dir, off, MPA_F_ENH_RTR_FIRST, "%s RTR is FPDU #%llu: %llu other FPDU(s) preceded it",
                 rtr_name(k), (unsigned long long)index + 1, (unsigned long long)index);
@@ -713,7 +721,7 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
                     (unsigned long long)(moff - (rx->mk.fpduptr & ~3u)));
     }
     mpa_event ev;
-    ev_init(s, &ev, MPA_EV_MARKER, dir, moff);
+    ev_init_n(s, &ev, MPA_EV_MARKER, dir, moff, sizeof ev.u.marker);
     ev.u.marker.reserved = rx->mk.reserved;
     ev.u.marker.fpduptr = rx->mk.fpduptr;
     ev.u.marker.fpdu_off = fpdu_off;
@@ -742,7 +750,9 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     }
 
     mpa_event ev;
-    ev_init(s, &ev, MPA_EV_FPDU, dir, foff);
+    /* Every member of u.fpdu is assigned below (mpa_ddp_decode fills
+     * the whole decode), so only the header is cleared. */
+    ev_init_n(s, &ev, MPA_EV_FPDU, dir, foff, 0);
     mpa_ev_fpdu *e = &ev.u.fpdu;
     e->index = index;
     e->wire_len = rx->f.wire_len;
