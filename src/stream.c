@@ -528,6 +528,15 @@ static void negotiate(S *s)
 
 /* ---- startup phase octets ------------------------------------------- */
 
+/* A direction holding after its frame waits for the peer's frame; if
+ * the peer can no longer send one, the holder's octets are not MPA. */
+static int hold_dead(const S *s, int dir)
+{
+    uint8_t pm = s->d[!dir].mode;
+    return s->failed || s->finished || pm == MPA_MODE_STREAMING || pm == MPA_MODE_CLOSED;
+}
+
+
 static size_t feed_startup(S *s, int dir, const uint8_t *p, size_t len)
 {
     dirst *d = &s->d[dir];
@@ -535,7 +544,13 @@ static size_t feed_startup(S *s, int dir, const uint8_t *p, size_t len)
     while (i < len && d->mode == MPA_MODE_STARTUP) {
         if (d->sub == SS_HOLD) {
             /* Octets after our frame before the peer's frame settles the
-             * framing: report once, then wait for the other direction. */
+             * framing: report once, then wait for the other direction,
+             * unless the peer can no longer send one. */
+            if (hold_dead(s, dir)) {
+                judge_answer_to_improper(s, dir, d->off, "octets");
+                set_mode(s, dir, MPA_MODE_STREAMING, "the peer never completed the startup");
+                return i;
+            }
             if (!d->early_done) {
                 d->early_done = 1;
                 if (d->role == MPA_ROLE_INITIATOR)
@@ -932,14 +947,6 @@ static size_t feed_fpdu(S *s, int dir, const uint8_t *p, size_t len)
     return i;
 }
 
-/* A direction holding after its frame waits for the peer's frame; if
- * the peer can no longer send one, the holder's octets are not MPA. */
-static int hold_dead(const S *s, int dir)
-{
-    uint8_t pm = s->d[!dir].mode;
-    return s->failed || s->finished || pm == MPA_MODE_STREAMING || pm == MPA_MODE_CLOSED;
-}
-
 /* ---- public entry points --------------------------------------------- */
 
 void mpa_stream_init(mpa_stream *st, const mpa_stream_cfg *cfg, mpa_event_fn fn, void *user)
@@ -964,11 +971,6 @@ size_t mpa_stream_feed(mpa_stream *st, int dir, const uint8_t *p, size_t len)
         size_t n = 0;
         switch ((mpa_dir_mode)d->mode) {
         case MPA_MODE_STARTUP:
-            if (d->sub == SS_HOLD && hold_dead(s, dir)) {
-                judge_answer_to_improper(s, dir, d->off, "octets");
-                set_mode(s, dir, MPA_MODE_STREAMING, "the peer never completed the startup");
-                continue;
-            }
             n = feed_startup(s, dir, p + i, len - i);
             if (n == 0 && d->mode == MPA_MODE_STARTUP && d->sub == SS_HOLD) {
                 d->st.octets += i;

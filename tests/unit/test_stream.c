@@ -241,6 +241,21 @@ static void sc_not_mpa(scen_t *s)
     sc_end(s, D1, 0);
 }
 
+/* Found by fuzz_stream: a frame completing with more octets in the same
+ * call, while the peer has already left MPA, must give the same events
+ * as when the frame ends a call. */
+static void sc_hold_dead_peer(scen_t *s)
+{
+    const char junk[] = "0123456789abcdefXYZW";
+    sc_raw(s, D1, junk, 20);
+    mpa_frame_enc q = sc_req(0, 1);
+    sc_frame(s, D0, &q);
+    sc_fpdu_mode(s, D0, 0);
+    send_n(s, D0, 1, 10);
+    sc_merge_last(s, 2);
+    close_both(s);
+}
+
 static void sc_key_rep(scen_t *s)
 {
     uint8_t key[16];
@@ -803,6 +818,7 @@ static const tcase cases[] = {
     {"wrong Request key, responder closes (7.1.1)", sc_key_req, "MPA-FRM-KEY-REQ"},
     {"wrong Request key answered (7.1.2 rule 5)", sc_key_req_answered, "MPA-FRM-KEY-REQ MPA-FRM-KEY-CHECK"},
     {"not MPA at all (7.1.2 rule 1)", sc_not_mpa, "MPA-STA-REQ-FIRST"},
+    {"Request and data after the peer left MPA", sc_hold_dead_peer, "MPA-STA-REQ-FIRST MPA-FRM-KEY-CHECK"},
     {"wrong Reply key, initiator goes on", sc_key_rep, "MPA-FRM-KEY-REP MPA-FRM-KEY-CHECK"},
     {"Rev 3 (7.1.1)", sc_rev_bad, "MPA-FRM-REV"},
     {"Rev 0 answered", sc_rev_bad_answered, "MPA-FRM-REV MPA-STA-BAD-REQ-CLOSE"},
