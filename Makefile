@@ -59,6 +59,7 @@ unit: $(UNIT_BINS)
 	@scripts/run-tests.sh $(UNIT_BINS)
 
 include tests/fuzz/fuzz.mk
+include conformance/conformance.mk
 
 test: unit golden-check fuzz-smoke
 	@echo "make test: all suites passed"

@@ -4,7 +4,7 @@
 #   scripts/deps.sh          build and test dependencies
 #   scripts/deps.sh bench    also tshark, for the comparison in `make bench`
 set -eu
-pkgs="gcc make libc6-dev clang-14 libclang-rt-14-dev"
+pkgs="gcc make libc6-dev pkg-config clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev"
 if [ "${1:-}" = "bench" ]; then
     pkgs="$pkgs tshark"
 fi

@@ -26,7 +26,11 @@
 #include "mpa/frame.h"
 #include "mpa/stream.h"
 
-enum { CH_DATA = 0, CH_FIN, CH_RST };
+/* CH_LOST: octets the sender sent that the capture lost (a hole): they
+ * take their place in the direction's sequence space, the harness tells
+ * the engine with mpa_stream_gap(), a capture generator leaves the
+ * segment out. */
+enum { CH_DATA = 0, CH_FIN, CH_RST, CH_LOST };
 
 typedef struct chunk {
     int kind;
@@ -47,6 +51,12 @@ typedef struct scen {
     int in_fpdu[2];
     uint32_t isn[2];
     uint16_t emss[2];
+    /* Mid-stream: the capture starts at chunk `start_chunk` (the engine
+     * is configured with midstream = 1 and the stated settings below;
+     * chunks before it are not fed, and offsets start there). */
+    int midstream;
+    size_t start_chunk;
+    uint8_t ms_markers[2], ms_crc[2]; /* mpa_tri */
 } scen_t;
 
 static inline void sc_init(scen_t *s)
@@ -103,6 +113,16 @@ static inline void sc_raw(scen_t *s, int dir, const void *p, size_t n)
     sc_push_chunk(s, CH_DATA, dir, s->len, n);
     s->len += n;
     s->dir_off[dir] += n;
+}
+
+/* The last data chunk becomes a hole: sent, but lost by the capture. */
+static inline void sc_lose_last(scen_t *s)
+{
+    for (size_t i = s->nch; i-- > 0;)
+        if (s->ch[i].kind == CH_DATA) {
+            s->ch[i].kind = CH_LOST;
+            return;
+        }
 }
 
 static inline void sc_end(scen_t *s, int dir, int rst)
@@ -378,6 +398,22 @@ static inline evlog_t run_scenario(const scen_t *s, split_t sp)
     cfg.isn[1] = s->isn[1];
     cfg.emss[0] = s->emss[0];
     cfg.emss[1] = s->emss[1];
+    size_t c0 = 0;
+    if (s->midstream) {
+        /* Offsets start at the first chunk fed. */
+        uint64_t skipped[2] = {0, 0};
+        for (size_t c = 0; c < s->start_chunk && c < s->nch; c++)
+            if (s->ch[c].kind == CH_DATA || s->ch[c].kind == CH_LOST)
+                skipped[s->ch[c].dir] += s->ch[c].len;
+        cfg.isn[0] += (uint32_t)skipped[0];
+        cfg.isn[1] += (uint32_t)skipped[1];
+        cfg.midstream = 1;
+        for (int d = 0; d < 2; d++) {
+            cfg.markers[d] = s->ms_markers[d];
+            cfg.crc[d] = s->ms_crc[d];
+        }
+        c0 = s->start_chunk;
+    }
     mpa_stream *st = malloc(mpa_stream_size());
     mpa_stream_init(st, &cfg, log_event, &log);
     /* pending pieces per direction; at most total octets of pieces */
@@ -386,9 +422,15 @@ static inline evlog_t run_scenario(const scen_t *s, split_t sp)
     size_t nq[2] = {0, 0}, head[2] = {0, 0};
     q[0] = malloc(maxp * sizeof(pend_t));
     q[1] = malloc(maxp * sizeof(pend_t));
-    for (size_t c = 0; c < s->nch; c++) {
+    for (size_t c = c0; c < s->nch; c++) {
         const chunk_t *ch = &s->ch[c];
         int dir = ch->dir;
+        if (ch->kind == CH_LOST) {
+            drain_dir(st, dir, q[dir], &nq[dir], &head[dir]);
+            mpa_stream_gap(st, dir, ch->len);
+            drain_dir(st, !dir, q[!dir], &nq[!dir], &head[!dir]);
+            continue;
+        }
         if (ch->kind != CH_DATA) {
             drain_dir(st, dir, q[dir], &nq[dir], &head[dir]);
             drain_dir(st, !dir, q[!dir], &nq[!dir], &head[!dir]);

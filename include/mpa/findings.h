@@ -35,7 +35,9 @@ typedef struct mpa_rule {
     const char *level;   /* "MUST", "SHOULD" or "NOTE" as in the catalogue */
     mpa_severity severity;
     const char *clause;  /* where the rule comes from */
-    int checked;         /* 1: libmpa judges it from the octets */
+    int checked;         /* who reports it: 1 libmpa, from the octets; 2 the
+                            capture reader (mpa-audit); 0 only the
+                            conformance suites (time, local state) */
     const char *text;    /* the rule, one sentence */
 } mpa_rule;
 

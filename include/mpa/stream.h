@@ -57,6 +57,8 @@ typedef enum mpa_dir_mode {
     MPA_MODE_STREAMING,   /* left MPA (rejected, failed startup): octets are not MPA */
     MPA_MODE_TERMINATED,  /* a TERMINATE was sent: nothing may follow */
     MPA_MODE_CLOSED,      /* FIN or RST seen */
+    MPA_MODE_HUNT,        /* after a hole or a mid-stream start: looking for
+                             the next FPDU start (resynchronising) */
 } mpa_dir_mode;
 
 const char *mpa_dir_mode_str(mpa_dir_mode m);
@@ -125,9 +127,25 @@ typedef struct mpa_event {
  * during the call. */
 typedef void (*mpa_event_fn)(void *user, const mpa_event *ev);
 
+/* A setting the user may state or leave to the engine; zero is unknown. */
+typedef enum mpa_tri { MPA_TRI_UNKNOWN = 0, MPA_TRI_OFF = 1, MPA_TRI_ON = 2 } mpa_tri;
+
 typedef struct mpa_stream_cfg {
     uint32_t isn[2];   /* sequence number of the first octet of each direction */
     uint16_t emss[2];  /* EMSS of each direction's sender; 0: unknown (no MULPDU check) */
+    /*
+     * Mid-stream start: the capture begins after the startup frames, so
+     * each direction starts by hunting for an FPDU start (MPA_MODE_HUNT).
+     * markers[dir] and crc[dir] state what dir's sender does (the
+     * negotiated M of its peer's frame, and C), when the user knows;
+     * left unknown, the engine tries both and takes what the octets
+     * prove (a valid CRC, markers that agree with the lengths).
+     * initiator: 0 unknown, 1 direction 0 is the Initiator, 2 direction 1.
+     */
+    uint8_t midstream;
+    uint8_t markers[2]; /* mpa_tri */
+    uint8_t crc[2];     /* mpa_tri */
+    uint8_t initiator;
 } mpa_stream_cfg;
 
 typedef enum mpa_end_kind { MPA_END_FIN = 1, MPA_END_RST = 2 } mpa_end_kind;
@@ -143,6 +161,8 @@ typedef struct mpa_dir_stats {
     uint64_t segments;      /* mpa_stream_segment() calls in FPDU mode */
     uint64_t segments_aligned; /* of those, starting on an FPDU */
     uint64_t not_mpa_octets;   /* reported in MPA_EV_DATA */
+    uint64_t gap_octets;       /* missing from the capture (mpa_stream_gap) */
+    uint64_t resyncs;          /* times decoding locked on again after hunting */
 } mpa_dir_stats;
 
 #define MPA_STREAM_PD_KEEP 512
@@ -173,6 +193,19 @@ int mpa_stream_waiting(const mpa_stream *s, int dir);
 
 /* The next octet of dir starts a TCP segment (for MPA-FPD-ALIGN). */
 void mpa_stream_segment(mpa_stream *s, int dir);
+
+/*
+ * len octets of direction dir are missing at its current offset (capture
+ * loss): later offsets count them, MPA-CAP-HOLE is reported, and dir
+ * hunts for the next FPDU start it can prove: with markers, from the
+ * next marker (its FPDUPTR gives the FPDU start); without, at the first
+ * position where ULPDU_Length, pad and a valid CRC line up (with CRC
+ * off: where three FPDUs in a row chain by their lengths and carry
+ * well-formed DDP headers).  What is skipped meanwhile is reported as
+ * MPA_EV_DATA.  A hole in the startup phase leaves the framing unknown
+ * for the directions it governs; they hunt the same way.
+ */
+void mpa_stream_gap(mpa_stream *s, int dir, uint64_t len);
 
 /* Direction dir ended with a FIN or RST (its sender closed). */
 void mpa_stream_end(mpa_stream *s, int dir, mpa_end_kind kind);

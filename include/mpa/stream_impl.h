@@ -6,7 +6,7 @@
 #ifndef MPA_STREAM_IMPL_H
 #define MPA_STREAM_IMPL_H
 
-#define MPA_STREAM_STORAGE 4608
+#define MPA_STREAM_STORAGE 9216
 
 struct mpa_stream {
     union {

@@ -9,6 +9,9 @@
  *   bits 2-3      EMSS of both senders: 0 (unknown), 1460, 536, 9000
  *   bits 4-5      markers of direction 0, 1 for "FPDU" records when no
  *                 startup is prepended
+ *   bit 6         mid-stream start (cfg.midstream): the next octet states
+ *                 markers d0 (bits 0-1), markers d1 (2-3), CRC d0 (4-5),
+ *                 CRC d1 (6-7) as mpa_tri (3 reads as unknown)
  *   bit 7         prepend a correct startup: a Request from direction 0
  *                 and a Reply from direction 1, built by mpa_frame_encode
  *                 from the next 6 octets (missing ones read as 0):
@@ -23,6 +26,9 @@
  * cut short by the end of the input keeps the octets present):
  *   ctl 0xF0-0xF1   FIN on direction ctl & 1 (its octets are ignored)
  *   ctl 0xF2-0xF3   RST on direction ctl & 1 (likewise)
+ *   ctl 0xD0-0xD3   a hole on direction ctl & 1: len octets (len * 64
+ *                   with bit 1) the sender sent and the capture lost
+ *                   (mpa_stream_gap; the octets are not in the input)
  *   ctl 0xE0-0xEF   an FPDU carrying the octets as its ULPDU, built by
  *                   mpa_fpdu_encode at this point of direction ctl & 1
  *                   (markers as negotiated by the prepended startup,
@@ -82,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* ---- the script, as octets ------------------------------------------ */
 
-enum { OP_DATA = 0, OP_FIN, OP_RST };
+enum { OP_DATA = 0, OP_FIN, OP_RST, OP_GAP };
 
 typedef struct op {
     uint8_t kind, dir, seg;
@@ -171,6 +177,15 @@ static void build_script(const uint8_t *data, size_t size)
     sd[0].markers = c0 >> 4 & 1;
     sd[1].markers = c0 >> 5 & 1;
     size_t pos = 1;
+    if (c0 & 0x40) {
+        uint8_t t = pos < size ? data[pos++] : 0;
+        scfg.midstream = 1;
+        for (int d = 0; d < 2; d++) {
+            unsigned m = t >> (2 * d) & 3u, c = t >> (4 + 2 * d) & 3u;
+            scfg.markers[d] = (uint8_t)(m == 3 ? 0 : m);
+            scfg.crc[d] = (uint8_t)(c == 3 ? 0 : c);
+        }
+    }
     if (c0 & 0x80) {
         uint8_t h[6] = {0, 0, 0, 0, 0, 0};
         for (unsigned k = 0; k < 6 && pos < size; k++)
@@ -201,6 +216,13 @@ static void build_script(const uint8_t *data, size_t size)
         int dir = ctl & 1;
         if (ctl >= 0xF0 && ctl <= 0xF3) {
             add_op(ctl & 2 ? OP_RST : OP_FIN, dir, 0, 0, 0);
+        } else if (ctl >= 0xD0 && ctl <= 0xD3) {
+            size_t n = data[pos - len - 1] * (ctl & 2 ? 64u : 1u);
+            pos -= len; /* a hole has no octets in the input */
+            if (n) {
+                add_op(OP_GAP, dir, 0, 0, n);
+                sd[dir].off += n;
+            }
         } else if ((ctl & 0xF0) == 0xE0) {
             mpa_fpdu_cfg fc;
             fc.markers = sd[dir].markers;
@@ -329,6 +351,7 @@ static void on_event(void *user, const mpa_event *ev)
 typedef struct piece {
     uint32_t off, len;
     uint8_t seg; /* call mpa_stream_segment before its first octet */
+    uint8_t gap; /* a hole of len octets: mpa_stream_gap */
 } piece_t;
 
 typedef struct run {
@@ -349,6 +372,11 @@ static size_t drain(run_t *r, int dir)
     size_t used = 0;
     while (r->head[dir] < r->nq[dir]) {
         piece_t *pc = &r->q[dir][r->head[dir]];
+        if (pc->gap) {
+            mpa_stream_gap(&r->st, dir, pc->len);
+            r->head[dir]++;
+            continue;
+        }
         if (pc->seg) {
             mpa_stream_segment(&r->st, dir);
             pc->seg = 0;
@@ -386,7 +414,7 @@ static void run_script(run_t *r, size_t step, char *logbuf)
     for (size_t i = 0; i < nops; i++) {
         const op_t *o = &ops[i];
         int dir = o->dir;
-        if (o->kind != OP_DATA) {
+        if (o->kind == OP_FIN || o->kind == OP_RST) {
             drain(r, dir);
             drain(r, !dir);
             mpa_stream_end(&r->st, dir, o->kind == OP_RST ? MPA_END_RST : MPA_END_FIN);
@@ -397,6 +425,7 @@ static void run_script(run_t *r, size_t step, char *logbuf)
         pc->off = o->off;
         pc->len = o->len;
         pc->seg = o->seg;
+        pc->gap = o->kind == OP_GAP;
         /* This direction's record first, then let the other catch up;
          * each round that moves consumes octets, so this ends. */
         for (;;) {
@@ -473,6 +502,8 @@ static void compare_runs(run_t *a, run_t *b)
         SAME_STAT(segments);
         SAME_STAT(segments_aligned);
         SAME_STAT(not_mpa_octets);
+        SAME_STAT(gap_octets);
+        SAME_STAT(resyncs);
 #undef SAME_STAT
         CHECK(mpa_stream_mode(&a->st, dir) == mpa_stream_mode(&b->st, dir), "d%d mode %s vs %s",
               dir, mpa_dir_mode_str(mpa_stream_mode(&a->st, dir)),

@@ -277,6 +277,19 @@ static void scen_seed(const char *name, const scen_t *sc)
     sput(s, 0x04); /* no startup prepended (the scenario has its own), EMSS 1460 */
     for (size_t c = 0; c < sc->nch; c++) {
         const chunk_t *ch = &sc->ch[c];
+        if (ch->kind == CH_LOST) {
+            /* Holes: records of len * 64 octets, then of len octets. */
+            size_t left = ch->len;
+            while (left) {
+                size_t big = left / 64 > 255 ? 255 : left / 64;
+                size_t k = big ? big * 64 : left;
+                uint8_t ctl = (uint8_t)(0xD0 | (big ? 2 : 0) | ch->dir);
+                sput(s, ctl);
+                sput(s, (uint8_t)(big ? big : k));
+                left -= k;
+            }
+            continue;
+        }
         if (ch->kind != CH_DATA) {
             srec(s, (uint8_t)((ch->kind == CH_RST ? 0xF2 : 0xF0) | ch->dir), NULL, 0);
             continue;
@@ -354,6 +367,39 @@ static void stream_seeds(void)
     sc_end(&sc, 1, 0);
     scen_seed("scen-asym-markers", &sc);
     sc_free(&sc);
+
+    /* Holes: one segment lost each way, markers one way (RFC 5044 4.3). */
+    sc_init(&sc);
+    q = sc_req(1, 1);
+    p = sc_rep(0, 1);
+    sc_frame(&sc, 0, &q);
+    sc_frame(&sc, 1, &p);
+    sc_fpdu_mode(&sc, 0, 0);
+    sc_fpdu_mode(&sc, 1, 1);
+    for (unsigned i = 0; i < 8; i++) {
+        n = ul_write(ulb, sizeof ulb, 0x10 + i, 0, 200 + 97 * i);
+        sc_fpdu(&sc, i & 1, ulb, n);
+        if (i == 2 || i == 5)
+            sc_lose_last(&sc);
+    }
+    sc_end(&sc, 0, 0);
+    sc_end(&sc, 1, 0);
+    scen_seed("scen-holes", &sc);
+    sc_free(&sc);
+
+    /* Mid-stream start: markers both ways, nothing stated, a hole. */
+    s->n = 0;
+    sput(s, 0x40 | 0x30 | 0x04);
+    sput(s, 0xFF); /* markers and CRC unknown both ways */
+    for (unsigned i = 0; i < 10; i++) {
+        n = ul_write(ulb, sizeof ulb, 0x40 + i, 0, 150 + 9 * i);
+        srec(s, (uint8_t)(0xE2 | (i & 1)), ulb, n);
+        if (i == 6) {
+            sput(s, 0xD2);
+            sput(s, 3); /* 192 octets lost in d0 */
+        }
+    }
+    seed("fuzz_stream", "midstream-markers", s->b, s->n);
 
     sc_init(&sc);
     q = sc_req(0, 1);
