@@ -54,3 +54,6 @@ $(B)/mpa-capgen: $(GEN_SRCS) $(GEN_HDRS) tests/scen.h $(B)/libmpa.a
 
 audit-unit: $(AUDIT_TEST_BINS)
 	@scripts/run-tests.sh $(AUDIT_TEST_BINS)
+
+$(B)/mpa-audit: conformance/mpa-audit.c $(AUDIT_HDRS) $(B)/libaudit.a $(B)/libmpa.a
+	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(B)/libaudit.a $(B)/libmpa.a $(EXT_LIBS)

@@ -86,7 +86,7 @@ typedef struct pkt_frag {
     uint32_t len;         /* captured payload octets */
     uint32_t wire_len;    /* declared payload octets */
     /* IPv6: the unfragmentable part is not kept; the reassembled datagram
-     * is handed to pkt_parse_ip() as proto + payload. */
+     * is handed to pkt_parse_l4() as proto + payload. */
 } pkt_frag;
 
 typedef struct pkt {

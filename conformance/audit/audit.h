@@ -1,0 +1,158 @@
+/*
+ * The auditor: packets in, connections and findings out.
+ *
+ * audit_packet() takes captured packets in capture order.  Each TCP
+ * connection is reassembled (tcp.h); a connection whose first octets in
+ * either direction are an MPA key ("MPA "), or that runs on a port the
+ * user named, is fed to a libmpa stream engine (mpa/stream.h), which
+ * judges it against the requirement catalogue.  Everything the capture
+ * could not show (holes, cut packets, unreadable packets, conflicting
+ * retransmissions, limits hit) is a finding too, with an MPA-CAP-* id.
+ *
+ * A connection is reported (audit_out.conn_done) when it ends: both
+ * directions closed, a RST, idle for opts.idle_ns of capture time, the
+ * connection table full (the least recently active goes), or the end of
+ * the input (audit_finish).  Memory is bounded: open connections
+ * (opts.max_conns), out-of-order octets (opts.mem_cap), IP fragments,
+ * findings kept per rule and connection (opts.max_findings).
+ */
+#ifndef AUDIT_AUDIT_H
+#define AUDIT_AUDIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpa/stream.h"
+
+#define AUDIT_MAX_PORTS 64
+
+typedef struct audit_opts {
+    uint16_t ports[AUDIT_MAX_PORTS]; /* MPA is assumed on these (also mid-stream) */
+    unsigned nports;
+    /* Mid-stream framing: [0] octets sent to the named port, [1] from it
+     * (mpa_tri each). */
+    uint8_t mid_markers[2], mid_crc[2];
+    size_t mem_cap;          /* out-of-order TCP octets held, all connections */
+    unsigned max_conns;      /* open connections tracked at once */
+    unsigned max_findings;   /* findings kept per rule per connection; 0: all */
+    uint64_t idle_ns;        /* a connection silent this long (capture time) is closed */
+} audit_opts;
+
+void audit_opts_default(audit_opts *o);
+
+typedef struct audit_finding {
+    mpa_finding_id id;
+    const mpa_rule *rule;
+    unsigned file;       /* index into the file table (audit_file_name) */
+    uint64_t frame;      /* frame number in that file; 0 when none */
+    int dir;             /* 0 client->server, 1 server->client, -1 none */
+    uint64_t off;        /* stream offset in dir; UINT64_MAX when none */
+    const char *msg;
+} audit_finding;
+
+typedef struct audit_term {
+    int dir;
+    unsigned file;
+    uint64_t frame, off;
+    uint8_t layer, etype, code;
+} audit_term;
+
+typedef struct audit_startup {
+    int have;
+    mpa_frame fr;        /* fr.pd is NULL */
+    unsigned file;
+    uint64_t frame, off;
+} audit_startup;
+
+typedef struct audit_dir {
+    char addr[64];       /* "192.0.2.1:4000", "[2001:db8::1]:4000" */
+    mpa_role role;
+    audit_startup startup;
+    int markers, crc, fpdu_mode;   /* framing in force at the end (or last) */
+    mpa_dir_mode mode;             /* at the end */
+    mpa_dir_stats st;              /* the engine's counters */
+    /* TCP */
+    uint64_t segments, payload_octets, retrans_octets, conflicts, holes, hole_octets, out_of_window,
+        ooo_segments, cut_packets;
+    int end;                       /* 0 open, 1 FIN, 2 RST */
+    unsigned end_file;
+    uint64_t end_frame;
+    /* The first RTR-shaped FPDU (RFC 6581): kind, and whether it was the
+     * negotiated one. */
+    mpa_rtr_kind rtr;
+    int rtr_negotiated;
+    unsigned rtr_file;
+    uint64_t rtr_frame;
+    uint16_t mss;                  /* MSS option of its SYN, 0 when none */
+} audit_dir;
+
+typedef struct audit_conn {
+    unsigned id;          /* 1, 2, ... in order of the first packet */
+    int is_mpa;
+    int midstream;        /* the startup was not captured */
+    int syn_seen;
+    uint16_t vlan[4];
+    unsigned nvlan;
+    audit_dir d[2];       /* [0] client (sent the SYN), [1] server */
+    unsigned first_file, last_file;
+    uint64_t first_frame, last_frame;
+    uint64_t first_ts, last_ts;   /* ns */
+    const char *closed;   /* how the report came: "closed", "reset", "idle", "capture ended", "table full", "reused" */
+    audit_finding *findings;      /* kept ones */
+    size_t nfindings;
+    uint64_t severity[3];         /* all findings, kept or not, by mpa_severity */
+    uint64_t suppressed;          /* over opts.max_findings */
+    audit_term *terms;
+    size_t nterms;
+} audit_conn;
+
+typedef struct audit_out {
+    void *user;
+    /* A finding as it is made (c NULL: not tied to a connection). */
+    void (*finding)(void *user, const audit_conn *c, const audit_finding *f);
+    /* A connection that spoke MPA is complete. */
+    void (*conn_done)(void *user, const audit_conn *c);
+} audit_out;
+
+typedef struct audit_stats {
+    uint64_t packets, octets;      /* captured */
+    uint64_t not_tcp, unreadable, truncated;
+    uint64_t tcp_conns, mpa_conns;
+    uint64_t fragments, datagrams, frag_dropped;
+    uint64_t severity[3];          /* every finding, kept or not */
+    uint64_t suppressed;
+    size_t ooo_peak, open_peak;
+    uint64_t evicted, early_holes;
+    uint64_t first_ts, last_ts;
+} audit_stats;
+
+typedef struct audit audit;
+
+audit *audit_new(const audit_opts *o, const audit_out *out);
+void audit_free(audit *a);
+
+/* A new input begins (file name, "-" for stdin, "iface:eth0"); frame
+ * numbers restart at 1.  linktype is the pcap LINKTYPE_ value. */
+void audit_begin_file(audit *a, const char *name, int linktype);
+const char *audit_file_name(const audit *a, unsigned file);
+unsigned audit_nfiles(const audit *a);
+
+/* One captured packet (data[0..caplen), originally wirelen octets). */
+void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen);
+
+/* A problem with the input itself (a file cut short, ...), reported as a
+ * finding not tied to a connection, at the current frame. */
+void audit_input_problem(audit *a, mpa_finding_id id, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* End of all input: every open connection is reported. */
+void audit_finish(audit *a);
+
+const audit_stats *audit_get_stats(const audit *a);
+/* Findings not tied to a connection, kept (capped like a connection's). */
+const audit_finding *audit_global_findings(const audit *a, size_t *n);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * mpa-audit's reports: for people (text), one JSON document (cJSON), or
+ * JSON Lines as findings are made.  docs/mpa-audit-json.md documents the
+ * JSON schema; the text report follows the same order.
+ *
+ * Connections are written as they complete, so memory does not grow with
+ * the number of connections in the capture.
+ */
+#ifndef AUDIT_REPORT_H
+#define AUDIT_REPORT_H
+
+#include <stdio.h>
+
+#include "audit.h"
+
+typedef enum report_fmt { REPORT_TEXT = 0, REPORT_JSON, REPORT_JSONL } report_fmt;
+
+typedef struct report report;
+
+/* Writes to out (not closed).  timing: include wall-clock figures (off
+ * for reproducible output).  verbose_findings: text report lists every
+ * kept finding (else the first 20 per connection). */
+report *report_new(FILE *out, report_fmt fmt, int timing);
+void report_free(report *r);
+
+/* The callbacks an auditor calls to write this report. */
+audit_out report_sink(report *r);
+/* The auditor whose file names and statistics the report uses. */
+void report_bind(report *r, audit *a);
+
+/* The inputs, written in the document's head (JSON) or first line. */
+void report_begin(report *r, const char *const *inputs, unsigned ninputs);
+
+/* Global findings and the summary; elapsed_s is the wall-clock time. */
+void report_end(report *r, double elapsed_s);
+
+#endif

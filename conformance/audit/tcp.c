@@ -1,0 +1,327 @@
+/*
+ * TCP reassembly, one direction at a time: RFC 9293 3.4 (sequence
+ * numbers, modulo 2^32), 3.10.7.4 (segment arrival: trimming to the
+ * window, queueing out-of-order segments), RFC 7323 2.3 (the largest
+ * window, which bounds how far a sequence number may be from the
+ * expected one).  See tcp.h for what is delivered when.
+ */
+#include "tcp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A direction holding more out-of-order octets than this declares the
+ * hole before them: a real receiver's window is rarely larger, and the
+ * peer's ACKs normally settle holes long before. */
+#define TCP_OOO_DIR_MAX (4u << 20)
+
+struct tcp_seg {
+    tcp_seg *next;
+    uint64_t off;
+    uint32_t len;
+    uint64_t frame;
+    int seg_start;   /* it begins a segment as sent */
+    uint8_t data[];
+};
+
+void tcp_dir_start(tcp_dir *t, uint32_t seq)
+{
+    t->have_base = 1;
+    t->base_seq = seq;
+    t->nxt = 0;
+}
+
+int tcp_dir_offset(const tcp_dir *t, uint32_t seq, uint64_t *off)
+{
+    int64_t diff = (int32_t)(seq - (t->base_seq + (uint32_t)t->nxt));
+    if (diff > (int64_t)TCP_WINDOW_MAX || diff < -(int64_t)TCP_WINDOW_MAX || (diff < 0 && (uint64_t)-diff > t->nxt))
+        return 0;
+    *off = t->nxt + (uint64_t)diff;
+    return 1;
+}
+
+/* Octets p[0..len) claim stream offsets [off, off+len), all before nxt:
+ * compare them with what was delivered, where still kept. */
+static void compare_recent(tcp_dir *t, int dir, uint64_t off, const uint8_t *p, uint32_t len, uint64_t frame,
+                           const tcp_sink *sink)
+{
+    t->retrans_octets += len;
+    if (!t->recent || !len)
+        return;
+    uint64_t lo = t->nxt > TCP_RECENT ? t->nxt - TCP_RECENT : 0;
+    if (lo < t->recent_from)
+        lo = t->recent_from;
+    uint64_t from = off > lo ? off : lo, to = off + len < t->nxt ? off + len : t->nxt;
+    uint64_t first = 0, ndiff = 0;
+    for (uint64_t o = from; o < to; o++)
+        if (t->recent[o % TCP_RECENT] != p[o - off]) {
+            if (!ndiff)
+                first = o;
+            ndiff++;
+        }
+    if (ndiff) {
+        t->conflicts++;
+        if (sink->note)
+            sink->note(sink->user, dir, TCP_NOTE_CONFLICT, first, to - first, frame);
+    }
+}
+
+static void deliver(tcp_dir *t, int dir, const uint8_t *p, uint32_t len, int seg_start, uint64_t frame,
+                    const tcp_sink *sink)
+{
+    if (!len)
+        return;
+    if (!t->recent)
+        t->recent = malloc(TCP_RECENT);
+    if (t->recent) {
+        /* Keep the last TCP_RECENT octets: at most two runs of the ring. */
+        uint32_t k = len > TCP_RECENT ? len - TCP_RECENT : 0;
+        uint64_t at = (t->nxt + k) % TCP_RECENT;
+        uint32_t n = len - k, first = n < TCP_RECENT - at ? n : (uint32_t)(TCP_RECENT - at);
+        memcpy(t->recent + at, p + k, first);
+        memcpy(t->recent, p + k + first, n - first);
+    }
+    uint64_t off = t->nxt;
+    t->nxt += len;
+    sink->data(sink->user, dir, off, p, len, seg_start, frame);
+}
+
+static void hole(tcp_dir *t, int dir, uint64_t len, uint64_t frame, const tcp_sink *sink)
+{
+    if (!len)
+        return;
+    uint64_t off = t->nxt;
+    t->nxt += len;
+    t->recent_from = t->nxt;
+    t->holes++;
+    t->hole_octets += len;
+    sink->gap(sink->user, dir, off, len, frame);
+}
+
+static void seg_free(tcp_dir *t, tcp_seg *s, tcp_budget *b)
+{
+    t->ooo_bytes -= s->len;
+    b->used -= s->len;
+    free(s);
+}
+
+/* Deliver queued segments that now touch nxt; those already covered
+ * are compared and dropped. */
+static void drain(tcp_dir *t, int dir, const tcp_sink *sink, tcp_budget *b)
+{
+    while (t->ooo && t->ooo->off <= t->nxt) {
+        tcp_seg *s = t->ooo;
+        t->ooo = s->next;
+        uint64_t end = s->off + s->len;
+        uint32_t old = end <= t->nxt ? s->len : (uint32_t)(t->nxt - s->off);
+        compare_recent(t, dir, s->off, s->data, old, s->frame, sink);
+        if (end > t->nxt)
+            deliver(t, dir, s->data + old, s->len - old, s->seg_start && old == 0, s->frame, sink);
+        seg_free(t, s, b);
+    }
+}
+
+static void check_fin(tcp_dir *t, int dir, const tcp_sink *sink)
+{
+    if (t->fin_seen && !t->ended && t->nxt >= t->fin_off) {
+        t->ended = 1;
+        sink->end(sink->user, dir, 0, t->fin_frame);
+    }
+}
+
+/* Declare the hole before the first queued segment and deliver from it. */
+static void skip_to_queue(tcp_dir *t, int dir, uint64_t frame, const tcp_sink *sink, tcp_budget *b)
+{
+    if (!t->ooo)
+        return;
+    hole(t, dir, t->ooo->off - t->nxt, frame, sink);
+    drain(t, dir, sink, b);
+}
+
+/* Queue [off, off+len) (all past nxt), keeping the copies queued first
+ * where they overlap.  Returns 0 when the budget cannot take it. */
+static int enqueue(tcp_dir *t, int dir, uint64_t off, const uint8_t *p, uint32_t len, int seg_start, uint64_t frame,
+                   const tcp_sink *sink, tcp_budget *b)
+{
+    if (b->used + len > b->cap)
+        return 0;
+    tcp_seg **link = &t->ooo;
+    uint64_t cur = off, end = off + len;
+    while (cur < end) {
+        tcp_seg *s = *link;
+        if (s && s->off + s->len <= cur) {
+            link = &s->next;
+            continue;
+        }
+        uint64_t piece_end = s && s->off < end ? s->off : end;
+        if (piece_end > cur) {
+            uint32_t n = (uint32_t)(piece_end - cur);
+            tcp_seg *q = malloc(sizeof *q + n);
+            if (!q)
+                return 0;
+            q->off = cur;
+            q->len = n;
+            q->frame = frame;
+            q->seg_start = seg_start && cur == off;
+            memcpy(q->data, p + (cur - off), n);
+            q->next = s;
+            *link = q;
+            link = &q->next;
+            t->ooo_bytes += n;
+            b->used += n;
+            if (b->used > b->peak)
+                b->peak = b->used;
+            cur = piece_end;
+            continue;
+        }
+        /* s overlaps [cur, ...): compare the common part. */
+        uint64_t to = s->off + s->len < end ? s->off + s->len : end;
+        uint64_t first = 0, ndiff = 0;
+        for (uint64_t o = cur; o < to; o++)
+            if (s->data[o - s->off] != p[o - off]) {
+                if (!ndiff)
+                    first = o;
+                ndiff++;
+            }
+        t->retrans_octets += to - cur;
+        if (ndiff) {
+            t->conflicts++;
+            if (sink->note)
+                sink->note(sink->user, dir, TCP_NOTE_CONFLICT, first, to - first, frame);
+        }
+        cur = to;
+        link = &s->next;
+    }
+    t->ooo_segments++;
+    return 1;
+}
+
+static void data_at(tcp_dir *t, int dir, uint64_t off, const uint8_t *p, uint32_t len, uint64_t frame,
+                    const tcp_sink *sink, tcp_budget *b)
+{
+    int seg_start = 1;
+    uint64_t end = off + len;
+    if (end <= t->nxt) {
+        compare_recent(t, dir, off, p, len, frame, sink);
+        return;
+    }
+    if (off < t->nxt) {
+        uint32_t k = (uint32_t)(t->nxt - off);
+        compare_recent(t, dir, off, p, k, frame, sink);
+        p += k;
+        len -= k;
+        off = t->nxt;
+        seg_start = 0;
+    }
+    if (off == t->nxt) {
+        deliver(t, dir, p, len, seg_start, frame, sink);
+        drain(t, dir, sink, b);
+        return;
+    }
+    if (!enqueue(t, dir, off, p, len, seg_start, frame, sink, b)) {
+        /* Out of memory budget: settle this direction now rather than
+         * hold more.  The holes are declared early, and said so. */
+        b->early_holes++;
+        if (sink->note)
+            sink->note(sink->user, dir, TCP_NOTE_EARLY_HOLE, t->nxt, off - t->nxt, frame);
+        while (t->ooo && t->ooo->off < off)
+            skip_to_queue(t, dir, frame, sink, b);
+        if (off > t->nxt)
+            hole(t, dir, off - t->nxt, frame, sink);
+        data_at(t, dir, off, p, len, frame, sink, b);
+        return;
+    }
+    while (t->ooo && t->ooo_bytes > TCP_OOO_DIR_MAX) {
+        b->early_holes++;
+        if (sink->note)
+            sink->note(sink->user, dir, TCP_NOTE_EARLY_HOLE, t->nxt, t->ooo->off - t->nxt, frame);
+        skip_to_queue(t, dir, frame, sink, b);
+    }
+}
+
+void tcp_dir_segment(tcp_dir *t, int dir, uint32_t seq, const uint8_t *p, uint32_t len, uint32_t wire_len, int fin,
+                     uint64_t frame, const tcp_sink *sink, tcp_budget *b)
+{
+    if (!t->have_base)
+        tcp_dir_start(t, seq);
+    t->segments++;
+    if (t->ended)
+        return;
+    if (wire_len < len)
+        wire_len = len;
+    uint64_t off;
+    if (!tcp_dir_offset(t, seq, &off)) {
+        if (wire_len || fin) {
+            t->out_of_window++;
+            if (sink->note)
+                sink->note(sink->user, dir, TCP_NOTE_OUT_OF_WINDOW, t->nxt, wire_len, frame);
+        }
+        return;
+    }
+    if (fin && !t->fin_seen) {
+        t->fin_seen = 1;
+        t->fin_off = off + wire_len;
+        t->fin_frame = frame;
+    }
+    if (len)
+        data_at(t, dir, off, p, len, frame, sink, b);
+    /* The capture cut this segment: its tail will never come (unless
+     * retransmitted), so once it is next, it is a hole. */
+    if (wire_len > len && t->nxt == off + len) {
+        hole(t, dir, wire_len - len, frame, sink);
+        drain(t, dir, sink, b);
+    }
+    check_fin(t, dir, sink);
+}
+
+void tcp_dir_acked(tcp_dir *t, int dir, uint32_t ack, uint64_t frame, const tcp_sink *sink, tcp_budget *b)
+{
+    uint64_t a;
+    if (!t->have_base || t->ended || !tcp_dir_offset(t, ack, &a))
+        return;
+    if (t->fin_seen && a > t->fin_off)
+        a = t->fin_off; /* the FIN takes a sequence number, not an octet */
+    if (a > t->acked)
+        t->acked = a;
+    /* The peer received everything below acked: what the capture lacks
+     * there is a hole.  Only settle it where queued data waits behind it
+     * (a hole with nothing after it is settled at the flush). */
+    while (t->ooo && t->ooo->off <= t->acked)
+        skip_to_queue(t, dir, frame, sink, b);
+    check_fin(t, dir, sink);
+}
+
+void tcp_dir_rst(tcp_dir *t, int dir, uint64_t frame, const tcp_sink *sink, tcp_budget *b)
+{
+    if (t->ended)
+        return;
+    while (t->ooo)
+        skip_to_queue(t, dir, frame, sink, b);
+    t->ended = 1;
+    sink->end(sink->user, dir, 1, frame);
+}
+
+void tcp_dir_flush(tcp_dir *t, int dir, uint64_t frame, const tcp_sink *sink, tcp_budget *b)
+{
+    if (t->ended || !t->have_base)
+        return;
+    while (t->ooo)
+        skip_to_queue(t, dir, frame, sink, b);
+    uint64_t want = t->acked;
+    if (t->fin_seen && t->fin_off > want)
+        want = t->fin_off;
+    if (want > t->nxt)
+        hole(t, dir, want - t->nxt, frame, sink);
+    check_fin(t, dir, sink);
+}
+
+void tcp_dir_free(tcp_dir *t, tcp_budget *b)
+{
+    while (t->ooo) {
+        tcp_seg *s = t->ooo;
+        t->ooo = s->next;
+        seg_free(t, s, b);
+    }
+    free(t->recent);
+    t->recent = NULL;
+}

@@ -1,0 +1,104 @@
+/*
+ * TCP reassembly for mpa-audit, one direction of one connection at a time
+ * (RFC 9293 3.4 sequence numbers, 3.10.7.4 segment arrival).
+ *
+ * It turns captured segments, in capture order, into the ordered octet
+ * stream the receiver saw, and says where the capture fell short:
+ *  - in-order octets go straight from the packet to the sink (no copy);
+ *  - out-of-order segments wait in a sorted list until the gap before
+ *    them fills, bounded by a memory budget shared by all connections;
+ *  - retransmissions (also with other segment boundaries) are trimmed
+ *    to what is new; octets that differ from the copy seen first are a
+ *    conflict (the first copy wins, as the receiver already took it);
+ *  - a hole is declared when the peer has acknowledged past it (the
+ *    receiver got what the capture missed), when a direction holds too
+ *    much out-of-order data, when the memory budget runs out, at FIN/RST
+ *    and at the end of the capture;
+ *  - sequence numbers are mapped to 64-bit stream offsets relative to the
+ *    expected one, so the 2^32 wrap is no event; a segment more than
+ *    TCP_WINDOW_MAX away from it is out of window and ignored (counted).
+ */
+#ifndef AUDIT_TCP_H
+#define AUDIT_TCP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TCP_WINDOW_MAX (1u << 30)   /* RFC 7323: the largest scaled window */
+#define TCP_RECENT 4096u            /* delivered octets kept to judge retransmissions */
+
+/* What the reassembler tells its owner, in stream order per direction. */
+typedef enum tcp_note {
+    TCP_NOTE_CONFLICT,      /* retransmitted octets differ (off, len) */
+    TCP_NOTE_OUT_OF_WINDOW, /* a segment far from the expected sequence number (ignored) */
+    TCP_NOTE_EARLY_HOLE,    /* the memory budget forced a hole early (len octets) */
+} tcp_note;
+
+typedef struct tcp_sink {
+    void *user;
+    /* In-order octets of dir at stream offset off; seg_start: they begin
+     * a TCP segment as it was sent (for FPDU alignment). frame: the
+     * capture frame number of the segment they come from. */
+    void (*data)(void *user, int dir, uint64_t off, const uint8_t *p, uint32_t len, int seg_start, uint64_t frame);
+    /* len octets of dir at off are missing from the capture. */
+    void (*gap)(void *user, int dir, uint64_t off, uint64_t len, uint64_t frame);
+    /* dir's sender closed (rst 0: FIN, 1: RST) after all its octets. */
+    void (*end)(void *user, int dir, int rst, uint64_t frame);
+    void (*note)(void *user, int dir, tcp_note what, uint64_t off, uint64_t len, uint64_t frame);
+} tcp_sink;
+
+/* The memory budget for out-of-order data, shared by every direction
+ * that points at it. */
+typedef struct tcp_budget {
+    size_t cap, used, peak;
+    uint64_t early_holes;
+} tcp_budget;
+
+typedef struct tcp_seg tcp_seg;
+
+typedef struct tcp_dir {
+    uint8_t have_base;    /* base_seq is known */
+    uint8_t fin_seen, ended;
+    uint32_t base_seq;    /* sequence number of stream offset 0 */
+    uint64_t nxt;         /* octets delivered (or declared lost) so far */
+    uint64_t fin_off;     /* where the FIN sits */
+    uint64_t acked;       /* highest offset the peer acknowledged */
+    uint64_t fin_frame;
+    tcp_seg *ooo;         /* out-of-order segments, sorted, not overlapping */
+    size_t ooo_bytes;
+    uint8_t *recent;      /* TCP_RECENT octets before nxt (allocated on first use) */
+    uint64_t recent_from; /* the kept octets are valid from here (not a hole) */
+    /* counters */
+    uint64_t segments, retrans_octets, conflicts, out_of_window, holes, hole_octets, ooo_segments;
+} tcp_dir;
+
+/* dir starts at sequence number seq (the SYN's + 1, or the first seen). */
+void tcp_dir_start(tcp_dir *t, uint32_t seq);
+
+/* Stream offset of a sequence number, relative to what is expected;
+ * returns 0 when it is out of window. */
+int tcp_dir_offset(const tcp_dir *t, uint32_t seq, uint64_t *off);
+
+/* One captured segment of direction dir (its payload, possibly shorter
+ * than the segment: wire_len is what it carried).  fin: it carries FIN.
+ * Octets the capture cut (wire_len > len) are a hole right away. */
+void tcp_dir_segment(tcp_dir *t, int dir, uint32_t seq, const uint8_t *p, uint32_t len, uint32_t wire_len,
+                     int fin, uint64_t frame, const tcp_sink *sink, tcp_budget *b);
+
+/* The peer acknowledged up to sequence number ack (from its segment in
+ * frame): a hole before queued data that the peer already received is
+ * declared now. */
+void tcp_dir_acked(tcp_dir *t, int dir, uint32_t ack, uint64_t frame, const tcp_sink *sink, tcp_budget *b);
+
+/* dir's sender reset the connection: queued data is delivered (holes
+ * declared), then end(RST). */
+void tcp_dir_rst(tcp_dir *t, int dir, uint64_t frame, const tcp_sink *sink, tcp_budget *b);
+
+/* End of the capture (or the connection went idle): declare what is
+ * still missing, deliver everything queued, and end(FIN) if a FIN came. */
+void tcp_dir_flush(tcp_dir *t, int dir, uint64_t frame, const tcp_sink *sink, tcp_budget *b);
+
+/* Free what the direction holds (returns its budget). */
+void tcp_dir_free(tcp_dir *t, tcp_budget *b);
+
+#endif
