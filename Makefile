@@ -23,9 +23,9 @@ LIB_OBJS := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRCS))
 ASAN_OBJS := $(patsubst src/%.c,$(B)/asan/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
-TOOLS     := $(B)/mpa-decode
+TOOLS     := $(B)/mpa-decode $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids
 
-.PHONY: all lib test unit fuzz-smoke fuzz bench clean deps demo
+.PHONY: all lib test unit audit-unit audit-golden golden-audit fuzz-smoke fuzz bench clean deps demo
 all: lib $(TOOLS)
 lib: $(B)/libmpa.a $(B)/libmpa.so
 
@@ -48,7 +48,7 @@ $(B)/libmpa-asan.a: $(ASAN_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/test/%: tests/unit/%.c tests/t.h tests/testlib.h $(B)/libmpa-asan.a
+$(B)/test/%: tests/unit/%.c tests/t.h tests/testlib.h tests/scen.h tests/scenarios.h $(B)/libmpa-asan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(TESTCFLAGS) $< -o $@ $(B)/libmpa-asan.a
 
@@ -58,10 +58,10 @@ $(B)/mpa-decode: tools/mpa-decode.c $(B)/libmpa.a
 unit: $(UNIT_BINS)
 	@scripts/run-tests.sh $(UNIT_BINS)
 
-include tests/fuzz/fuzz.mk
 include conformance/conformance.mk
+include tests/fuzz/fuzz.mk
 
-test: unit golden-check fuzz-smoke
+test: unit audit-unit golden-check audit-golden fuzz-smoke
 	@echo "make test: all suites passed"
 
 bench: $(B)/mpa-bench
@@ -98,5 +98,18 @@ golden: $(B)/mpa-decode
 golden-check: $(B)/mpa-decode
 	scripts/golden.sh
 
-demo: $(B)/mpa-decode
-	$(B)/mpa-decode captures/demo/enhanced-p2p.mpastream
+# The main job: mpa-audit on the bundled interop-event capture.  Its
+# exit status is 1 (the capture holds errors, on purpose); that is the
+# demo working, so make is told so.
+demo: $(B)/mpa-audit
+	@$(B)/mpa-audit captures/interop-demo.pcapng; rc=$$?; \
+	if [ $$rc = 1 ]; then echo "(mpa-audit exit status 1: error-level findings, as this capture was made to show)"; \
+	else exit $$rc; fi
+
+# Golden tests of mpa-audit over captures/ (scripts/audit-golden.sh);
+# golden-audit regenerates the captures and the expected outputs.
+audit-golden: $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids
+	@scripts/audit-golden.sh
+
+golden-audit: $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids
+	scripts/audit-golden.sh --update

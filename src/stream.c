@@ -1574,18 +1574,21 @@ void mpa_stream_segment(mpa_stream *st, int dir)
     if (dir < 0 || dir > 1)
         return;
     dirst *d = &s->d[dir];
-    if (d->mode != MPA_MODE_FPDU || d->probe || d->peek)
+    if (d->mode != MPA_MODE_FPDU || d->probe)
         return;
     d->st.segments++;
-    if (!d->rx.started && d->rx.nmk == 0) {
+    /* While looking for a 2007 RtR frame the octets held are not in the
+     * receive machine yet: none held means an FPDU (or that frame) starts. */
+    int between = d->peek ? d->npeek == 0 : (!d->rx.started && d->rx.nmk == 0);
+    if (between) {
         d->st.segments_aligned++;
         return;
     }
     if (!d->align_done) {
         d->align_done = 1;
-        finding(s, dir, d->off, MPA_F_FPD_ALIGN,
+        finding(s, dir, d->off + (d->peek ? d->npeek : 0), MPA_F_FPD_ALIGN,
                 "TCP segment starts %u octets into an FPDU (later misaligned segments are counted only)",
-                rx_partial(&d->rx));
+                d->peek ? d->npeek : rx_partial(&d->rx));
     }
 }
 
