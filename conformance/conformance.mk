@@ -49,7 +49,7 @@ $(B)/test/audit_%: tests/audit/%.c tests/t.h $(AUDIT_HDRS) $(B)/libaudit-asan.a 
 	@mkdir -p $(dir $@)
 	$(CC) $(AUDIT_TESTCFLAGS) $< -o $@ $(B)/libaudit-asan.a $(B)/libmpa-asan.a $(EXT_LIBS)
 
-$(B)/mpa-capgen: $(GEN_SRCS) $(GEN_HDRS) tests/scen.h $(B)/libmpa.a
+$(B)/mpa-capgen: $(GEN_SRCS) $(GEN_HDRS) tests/scen.h tests/scenarios.h $(B)/libmpa.a
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests -Iconformance/gen $(GEN_SRCS) -o $@ $(B)/libmpa.a
 
 audit-unit: $(AUDIT_TEST_BINS)
@@ -57,3 +57,7 @@ audit-unit: $(AUDIT_TEST_BINS)
 
 $(B)/mpa-audit: conformance/mpa-audit.c $(AUDIT_HDRS) $(B)/libaudit.a $(B)/libmpa.a
 	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(B)/libaudit.a $(B)/libmpa.a $(EXT_LIBS)
+
+# The JSON contract checker used by the golden tests.
+$(B)/jsonids: tests/audit/jsonids.c $(B)/libmpa.a
+	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(B)/libmpa.a $(CJSON_LIBS)

@@ -1,0 +1,216 @@
+/*
+ * Capture file writer: classic pcap and pcapng.  See capw.h.
+ *
+ * References: draft-ietf-opsawg-pcap (classic format: file header,
+ * record header), draft-ietf-opsawg-pcapng (SHB 4.1, IDB 4.2 with
+ * if_tsresol, EPB 4.3 with opt_comment, options 3.5).
+ */
+#include "capw.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CAPW_BUF (4u << 20)
+#define CAPW_SLACK 1024u      /* pcapng options and padding after the data */
+#define CAPW_COMMENT_MAX 900u /* longer comments are cut */
+
+/* pcapng block types and option codes (draft-ietf-opsawg-pcapng). */
+enum {
+    NG_SHB = 0x0A0D0D0A,
+    NG_IDB = 0x00000001,
+    NG_EPB = 0x00000006,
+    NG_BYTE_ORDER_MAGIC = 0x1A2B3C4D,
+    NG_OPT_ENDOFOPT = 0,
+    NG_OPT_COMMENT = 1,
+    NG_SHB_USERAPPL = 4,
+    NG_IF_NAME = 2,
+    NG_IF_TSRESOL = 9,
+};
+
+static void le16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static void flush(capw *w)
+{
+    size_t at = 0;
+    while (at < w->len && !w->err) {
+        ssize_t n = write(w->fd, w->buf + at, w->len - at);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            w->err = errno;
+        } else {
+            at += (size_t)n;
+        }
+    }
+    w->len = 0;
+}
+
+static void need(capw *w, size_t n)
+{
+    if (w->cap - w->len < n)
+        flush(w);
+}
+
+/* One pcapng option: code, length, value, padded to 32 bits. */
+static size_t ng_opt(uint8_t *p, uint16_t code, const void *val, size_t len)
+{
+    le16(p, code);
+    le16(p + 2, (uint16_t)len);
+    if (len)
+        memcpy(p + 4, val, len);
+    size_t padded = (len + 3) & ~(size_t)3;
+    memset(p + 4 + len, 0, padded - len);
+    return 4 + padded;
+}
+
+static void write_headers(capw *w, int link, const char *iface)
+{
+    uint8_t *p = w->buf + w->len;
+    if (w->fmt == CAPW_PCAP) {
+        le32(p, 0xA1B2C3D4u); /* microsecond timestamps */
+        le16(p + 4, 2);
+        le16(p + 6, 4);
+        le32(p + 8, 0);  /* thiszone: UTC */
+        le32(p + 12, 0); /* sigfigs */
+        le32(p + 16, w->snaplen);
+        le32(p + 20, (uint32_t)link);
+        w->len += 24;
+        w->hdr = 16;
+        return;
+    }
+    /* Section Header Block: one section of unknown length (-1). */
+    static const char appl[] = "mpa-capgen (iWARP MPA toolkit)";
+    size_t n = 0;
+    le32(p, NG_SHB);
+    le32(p + 8, NG_BYTE_ORDER_MAGIC);
+    le16(p + 12, 1); /* version 1.0 */
+    le16(p + 14, 0);
+    le32(p + 16, 0xFFFFFFFFu);
+    le32(p + 20, 0xFFFFFFFFu);
+    n = 24;
+    n += ng_opt(p + n, NG_SHB_USERAPPL, appl, sizeof appl - 1);
+    n += ng_opt(p + n, NG_OPT_ENDOFOPT, NULL, 0);
+    le32(p + 4, (uint32_t)(n + 4));
+    le32(p + n, (uint32_t)(n + 4));
+    n += 4;
+    w->len += n;
+
+    /* Interface Description Block: nanosecond timestamps (if_tsresol 9),
+     * so readers that assume the default microseconds get it wrong. */
+    p = w->buf + w->len;
+    le32(p, NG_IDB);
+    le16(p + 8, (uint16_t)link);
+    le16(p + 10, 0);
+    le32(p + 12, w->snaplen);
+    n = 16;
+    if (iface && *iface)
+        n += ng_opt(p + n, NG_IF_NAME, iface, strlen(iface));
+    uint8_t res = 9;
+    n += ng_opt(p + n, NG_IF_TSRESOL, &res, 1);
+    n += ng_opt(p + n, NG_OPT_ENDOFOPT, NULL, 0);
+    le32(p + 4, (uint32_t)(n + 4));
+    le32(p + n, (uint32_t)(n + 4));
+    n += 4;
+    w->len += n;
+    w->hdr = 28; /* EPB: type, length, interface, ts high, ts low, caplen, origlen */
+}
+
+int capw_open(capw *w, const char *path, capw_format fmt, int link, uint32_t snaplen,
+              const char *iface)
+{
+    memset(w, 0, sizeof *w);
+    w->fmt = fmt;
+    w->snaplen = snaplen ? snaplen : CAPW_SNAPLEN_MAX;
+    w->buf = malloc(CAPW_BUF);
+    if (!w->buf)
+        return -1;
+    w->cap = CAPW_BUF;
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (w->fd < 0) {
+        int e = errno;
+        free(w->buf);
+        w->buf = NULL;
+        errno = e;
+        return -1;
+    }
+    write_headers(w, link, iface);
+    w->bytes = w->len;
+    return 0;
+}
+
+uint8_t *capw_begin(capw *w, size_t maxlen)
+{
+    need(w, w->hdr + maxlen + CAPW_SLACK);
+    return w->buf + w->len + w->hdr;
+}
+
+void capw_commit(capw *w, uint64_t ts_ns, size_t len, const char *comment)
+{
+    uint8_t *r = w->buf + w->len;
+    size_t cap = len < w->snaplen ? len : w->snaplen;
+    size_t total;
+    if (w->fmt == CAPW_PCAP) {
+        le32(r, (uint32_t)(ts_ns / 1000000000u));
+        le32(r + 4, (uint32_t)(ts_ns % 1000000000u / 1000u));
+        le32(r + 8, (uint32_t)cap);
+        le32(r + 12, (uint32_t)len);
+        total = 16 + cap;
+    } else {
+        size_t n = 28 + cap;
+        size_t pad = (4 - (cap & 3)) & 3;
+        memset(r + n, 0, pad);
+        n += pad;
+        if (comment && *comment) {
+            size_t cl = strlen(comment);
+            if (cl > CAPW_COMMENT_MAX)
+                cl = CAPW_COMMENT_MAX;
+            n += ng_opt(r + n, NG_OPT_COMMENT, comment, cl);
+            n += ng_opt(r + n, NG_OPT_ENDOFOPT, NULL, 0);
+        }
+        n += 4;
+        le32(r, NG_EPB);
+        le32(r + 4, (uint32_t)n);
+        le32(r + 8, 0); /* interface 0 */
+        le32(r + 12, (uint32_t)(ts_ns >> 32));
+        le32(r + 16, (uint32_t)ts_ns);
+        le32(r + 20, (uint32_t)cap);
+        le32(r + 24, (uint32_t)len);
+        le32(r + n - 4, (uint32_t)n);
+        total = n;
+    }
+    w->len += total;
+    w->bytes += total;
+    w->packets++;
+}
+
+int capw_close(capw *w)
+{
+    if (!w->buf)
+        return -1;
+    flush(w);
+    int err = w->err;
+    if (close(w->fd) != 0 && !err)
+        err = errno;
+    free(w->buf);
+    w->buf = NULL;
+    if (err) {
+        errno = err;
+        return -1;
+    }
+    return 0;
+}

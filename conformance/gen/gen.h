@@ -1,0 +1,30 @@
+/*
+ * mpa-capgen's parts, as the program (mpa-capgen.c) calls them.
+ */
+#ifndef MPA_CAPGEN_GEN_H
+#define MPA_CAPGEN_GEN_H
+
+#include <stdint.h>
+
+/*
+ * Writes every reference capture into outdir (which must exist) and
+ * outdir/MANIFEST.tsv.  verify: also feed each capture's scenarios to
+ * libmpa's stream engine (the unit tests' harness) and report, on
+ * stderr, where the ids it raises differ from the manifest's.
+ * Returns 0; 1 if verify found differences; 2 on an I/O error (reported).
+ */
+int gen_reference(const char *outdir, int verify);
+
+typedef struct big_opts {
+    uint64_t bytes;  /* at least this many file octets */
+    unsigned conns;  /* connections */
+    uint64_t seed;
+    unsigned active; /* connections open at once */
+} big_opts;
+
+/* Writes the large benchmark capture (classic pcap, Ethernet/IPv4) to
+ * path, streaming.  Prints what it wrote on stderr.  Returns 0, or 2 on
+ * an I/O error (reported). */
+int gen_big(const char *path, const big_opts *o);
+
+#endif
