@@ -110,7 +110,6 @@ struct audit {
     conn **ht;
     size_t hsize, nopen;
     conn *lhead, *ltail;
-    unsigned next_id;
     tcp_budget budget;
     ipfrag *frag;
     /* findings not tied to a connection */
@@ -151,9 +150,15 @@ static void add_finding(audit *a, conn *c, mpa_finding_id id, unsigned file, uin
     if (!r)
         return;
     audit_finding f = {id, r, file, frame, dir, off, msg};
-    a->st.severity[r->severity]++;
+    /* A connection not yet known to speak MPA keeps its findings quietly:
+     * they count, and are passed on, only if it turns out to (see
+     * start_engine); otherwise they go with it. */
+    int quiet = c && c->state != ST_MPA;
+    if (!quiet)
+        a->st.severity[r->severity]++;
     if (c) {
-        c->pub.severity[r->severity]++;
+        if (!quiet)
+            c->pub.severity[r->severity]++;
         if (a->o.max_findings && c->idcount[id] >= a->o.max_findings) {
             c->pub.suppressed++;
             a->st.suppressed++;
@@ -172,6 +177,8 @@ static void add_finding(audit *a, conn *c, mpa_finding_id id, unsigned file, uin
             return;
         c->pub.findings[c->pub.nfindings++] = f;
         c->idcount[id]++;
+        if (quiet)
+            return;
     } else {
         if ((a->o.max_findings && a->gcount[id] >= a->o.max_findings) || a->ngf >= GLOBAL_FINDINGS_MAX) {
             a->st.suppressed++;
@@ -487,7 +494,15 @@ static void start_engine(conn *c)
     mpa_stream_init(c->ms, &cfg, on_event, c);
     c->state = ST_MPA;
     c->pub.is_mpa = 1;
-    a->st.mpa_conns++;
+    /* Connections are numbered in the order they turn out to be MPA. */
+    c->pub.id = (unsigned)++a->st.mpa_conns;
+    for (size_t i = 0; i < c->pub.nfindings; i++) {
+        const audit_finding *f = &c->pub.findings[i];
+        a->st.severity[f->rule->severity]++;
+        c->pub.severity[f->rule->severity]++;
+        if (a->out.finding)
+            a->out.finding(a->out.user, &c->pub, f);
+    }
 }
 
 static void decide(conn *c)
@@ -704,13 +719,21 @@ static void conn_close(audit *a, conn *c, const char *why)
         mpa_stream_finish(c->ms);
         pump(c); /* octets held back are reported now */
         mpa_stream_finish(c->ms);
+        /* The side facing an Initiator is the Responder, replied or not. */
+        for (int dir = 0; dir < 2; dir++) {
+            audit_dir *d = &c->pub.d[dir];
+            if (d->role == MPA_ROLE_UNKNOWN)
+                d->role = mpa_stream_role(c->ms, dir);
+        }
+        for (int dir = 0; dir < 2; dir++)
+            if (c->pub.d[dir].role == MPA_ROLE_UNKNOWN && c->pub.d[!dir].role != MPA_ROLE_UNKNOWN)
+                c->pub.d[dir].role =
+                    c->pub.d[!dir].role == MPA_ROLE_INITIATOR ? MPA_ROLE_RESPONDER : MPA_ROLE_INITIATOR;
         for (int dir = 0; dir < 2; dir++) {
             audit_dir *d = &c->pub.d[dir];
             const tcp_dir *t = &c->tcp[dir];
             d->st = *mpa_stream_stats(c->ms, dir);
             d->mode = mpa_stream_mode(c->ms, dir);
-            if (d->role == MPA_ROLE_UNKNOWN)
-                d->role = mpa_stream_role(c->ms, dir);
             d->segments = t->segments;
             d->retrans_octets = t->retrans_octets;
             d->conflicts = t->conflicts;
@@ -760,7 +783,6 @@ static conn *conn_new(audit *a, const key *k, int client_side, uint64_t ts)
     c->sink.gap = t_gap;
     c->sink.end = t_end;
     c->sink.note = t_note;
-    c->pub.id = ++a->next_id;
     c->pub.first_file = c->pub.last_file = a->cur_file;
     c->pub.first_frame = c->pub.last_frame = a->cur_frame;
     c->pub.first_ts = c->pub.last_ts = ts;

@@ -87,7 +87,7 @@ typedef struct audit_dir {
 } audit_dir;
 
 typedef struct audit_conn {
-    unsigned id;          /* 1, 2, ... in order of the first packet */
+    unsigned id;          /* 1, 2, ... in the order connections turn out to speak MPA */
     int is_mpa;
     int midstream;        /* the startup was not captured */
     int syn_seen;

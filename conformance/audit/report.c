@@ -13,12 +13,24 @@
 #include "mpa/ddp.h"
 #include "mpa/describe.h"
 
+/* Connections complete out of order; the report lists them by id,
+ * holding at most this many that completed ahead of an earlier one. */
+#define REORDER_MAX 256
+
+typedef struct held {
+    unsigned id;
+    char *text;
+} held;
+
 struct report {
     FILE *f;
     report_fmt fmt;
     int timing;
     audit *a;
     unsigned nconn;        /* connections written */
+    unsigned next_id;      /* the id due next */
+    held pend[REORDER_MAX + 1];
+    unsigned npend;
     const char *const *inputs;
     unsigned ninputs;
 };
@@ -33,6 +45,7 @@ report *report_new(FILE *out, report_fmt fmt, int timing)
     r->f = out;
     r->fmt = fmt;
     r->timing = timing;
+    r->next_id = 1;
     return r;
 }
 
@@ -282,6 +295,13 @@ static cJSON *conn_json(const report *r, const audit_conn *c, int with_findings)
     return o;
 }
 
+static char *json_text(cJSON *o, int formatted)
+{
+    char *s = formatted ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return s;
+}
+
 static void put_json(report *r, cJSON *o, int formatted)
 {
     char *s = formatted ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
@@ -396,26 +416,89 @@ static void on_finding(void *user, const audit_conn *c, const audit_finding *f)
     fputc('\n', r->f);
 }
 
+/* Write one rendered connection. */
+static void emit(report *r, char *text)
+{
+    if (r->fmt == REPORT_JSON)
+        fputs(r->nconn ? ",\n" : "\n", r->f);
+    if (text)
+        fputs(text, r->f);
+    free(text);
+    r->nconn++;
+}
+
+static void emit_due(report *r)
+{
+    for (;;) {
+        unsigned k = 0;
+        while (k < r->npend && r->pend[k].id != r->next_id)
+            k++;
+        if (k == r->npend)
+            return;
+        emit(r, r->pend[k].text);
+        r->pend[k] = r->pend[--r->npend];
+        r->next_id++;
+    }
+}
+
+/* The held connection with the lowest id goes out (too many held, or the end). */
+static void emit_lowest(report *r)
+{
+    unsigned k = 0;
+    for (unsigned i = 1; i < r->npend; i++)
+        if (r->pend[i].id < r->pend[k].id)
+            k = i;
+    r->next_id = r->pend[k].id + 1;
+    emit(r, r->pend[k].text);
+    r->pend[k] = r->pend[--r->npend];
+}
+
 static void on_conn(void *user, const audit_conn *c)
 {
     report *r = user;
+    char *text = NULL;
     switch (r->fmt) {
-    case REPORT_TEXT:
-        text_conn(r, c);
+    case REPORT_TEXT: {
+        size_t n = 0;
+        FILE *mem = open_memstream(&text, &n);
+        FILE *keep = r->f;
+        if (mem) {
+            r->f = mem;
+            text_conn(r, c);
+            fclose(mem);
+            r->f = keep;
+        } else {
+            text_conn(r, c); /* no memory to hold it: write it now */
+            r->nconn++;
+            return;
+        }
         break;
+    }
     case REPORT_JSON:
-        fputs(r->nconn ? ",\n" : "\n", r->f);
-        put_json(r, conn_json(r, c, 1), 1);
+        text = json_text(conn_json(r, c, 1), 1);
         break;
     case REPORT_JSONL: {
+        /* As it is made: no reordering. */
         cJSON *o = conn_json(r, c, 0);
         cJSON_AddStringToObject(o, "type", "connection");
         put_json(r, o, 0);
         fputc('\n', r->f);
-        break;
+        r->nconn++;
+        return;
     }
     }
-    r->nconn++;
+    if (c->id < r->next_id) {
+        emit(r, text); /* its turn passed while too many were held */
+        return;
+    }
+    r->pend[r->npend].id = c->id;
+    r->pend[r->npend].text = text;
+    r->npend++;
+    emit_due(r);
+    while (r->npend > REORDER_MAX) {
+        emit_lowest(r);
+        emit_due(r);
+    }
 }
 
 audit_out report_sink(report *r)
@@ -471,6 +554,10 @@ static cJSON *summary_json(const report *r, double elapsed)
 
 void report_end(report *r, double elapsed)
 {
+    while (r->npend) {
+        emit_lowest(r);
+        emit_due(r);
+    }
     size_t ng;
     const audit_finding *g = audit_global_findings(r->a, &ng);
     const audit_stats *s = audit_get_stats(r->a);

@@ -15,7 +15,10 @@
 # into tests/fuzz/regress/<target>/ so that every later make test
 # replays it.
 
-FUZZ_TARGETS := fuzz_frame fuzz_fpdu fuzz_ddp fuzz_stream
+FUZZ_LIB_TARGETS := fuzz_frame fuzz_fpdu fuzz_ddp fuzz_stream
+# fuzz_pcap runs the whole of mpa-audit (conformance/audit, libpcap,
+# cJSON); its seeds are the reference captures.
+FUZZ_TARGETS := $(FUZZ_LIB_TARGETS) fuzz_pcap
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_SECONDS ?= 600
 
@@ -33,18 +36,24 @@ fuzz-clang:
 	    echo "fuzz: $(CLANG) not found; scripts/deps.sh installs it (clang-14, libclang-rt-14-dev)"; \
 	    exit 1; }
 
-$(FUZZ_BINS): $(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS) tests/fuzz/fuzz.mk
+$(addprefix $(B)/fuzz/,$(FUZZ_LIB_TARGETS)): $(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS) tests/fuzz/fuzz.mk
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SAN) $< $(LIB_SRCS) -o $@
+
+$(B)/fuzz/fuzz_pcap: tests/fuzz/fuzz_pcap.c $(LIB_SRCS) $(LIB_HDRS) $(AUDIT_SRCS) $(AUDIT_HDRS) tests/fuzz/fuzz.mk
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -Iconformance/audit $(EXT_CFLAGS) $(FUZZ_SAN) $< $(LIB_SRCS) $(AUDIT_SRCS) -o $@ $(EXT_LIBS)
 
 $(B)/fuzz/mkseeds: tests/fuzz/mkseeds.c tests/scen.h $(B)/libmpa.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a
 
 # The seeds are rewritten whenever the generator (or the library) changes.
-$(B)/fuzz/seeds/.stamp: $(B)/fuzz/mkseeds
+$(B)/fuzz/seeds/.stamp: $(B)/fuzz/mkseeds $(wildcard captures/*.pcap captures/*.pcapng)
 	@rm -rf $(B)/fuzz/seeds
 	@$(B)/fuzz/mkseeds $(B)/fuzz/seeds
+	@mkdir -p $(B)/fuzz/seeds/fuzz_pcap
+	@cp captures/*.pcap captures/*.pcapng $(B)/fuzz/seeds/fuzz_pcap/ 2>/dev/null || true
 	@touch $@
 
 fuzz-seeds: $(B)/fuzz/seeds/.stamp

@@ -1,0 +1,157 @@
+/*
+ * jsonids: reads mpa-audit's --json (or --jsonl) output on standard
+ * input, checks it against the contract of docs/mpa-audit-json.md, and
+ * prints the sorted set of finding ids it holds (one line, space
+ * separated, "-" for none).  Exit status 0, or 1 with a message naming
+ * what breaks the contract.  Used by scripts/audit-golden.sh.
+ *
+ *   jsonids [--jsonl]
+ */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpa/findings.h"
+
+static int bad;
+static unsigned seen[MPA_F__COUNT];
+
+#define BAD(...)                                                             \
+    do {                                                                     \
+        fprintf(stderr, "jsonids: " __VA_ARGS__);                            \
+        fputc('\n', stderr);                                                 \
+        bad = 1;                                                             \
+    } while (0)
+
+static int has_type(const cJSON *o, const char *k, int type_mask)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!v)
+        return 0;
+    return (v->type & type_mask) != 0;
+}
+
+/* One finding object: the fields the contract promises. */
+static void finding(const cJSON *f, const char *where)
+{
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(f, "id");
+    const cJSON *sev = cJSON_GetObjectItemCaseSensitive(f, "severity");
+    if (!cJSON_IsString(id) || !cJSON_IsString(sev)) {
+        BAD("%s: a finding without string id/severity", where);
+        return;
+    }
+    mpa_finding_id fid = mpa_rule_find(id->valuestring);
+    if (fid == MPA_F__COUNT) {
+        BAD("%s: id %s is not in the catalogue", where, id->valuestring);
+        return;
+    }
+    if (strcmp(sev->valuestring, mpa_severity_str(mpa_rule_get(fid)->severity)) != 0)
+        BAD("%s: %s with severity %s", where, id->valuestring, sev->valuestring);
+    if (!has_type(f, "frame", cJSON_Number | cJSON_NULL) || !has_type(f, "direction", cJSON_String | cJSON_NULL) ||
+        !has_type(f, "stream_offset", cJSON_Number | cJSON_NULL) || !has_type(f, "message", cJSON_String))
+        BAD("%s: %s lacks frame/direction/stream_offset/message", where, id->valuestring);
+    seen[fid]++;
+}
+
+static void connection(const cJSON *c, int want_findings)
+{
+    const cJSON *fs = cJSON_GetObjectItemCaseSensitive(c, "findings");
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(c, "terminates");
+    if (want_findings && !cJSON_IsArray(fs))
+        BAD("a connection without a findings array");
+    if (!cJSON_IsArray(ts))
+        BAD("a connection without a terminates array");
+    const cJSON *x;
+    cJSON_ArrayForEach(x, fs) finding(x, "connection");
+    cJSON_ArrayForEach(x, ts)
+    {
+        if (!has_type(x, "from", cJSON_String) || !has_type(x, "layer", cJSON_Number) ||
+            !has_type(x, "etype", cJSON_Number) || !has_type(x, "code", cJSON_Number) ||
+            !has_type(x, "name", cJSON_String))
+            BAD("a terminate without from/layer/etype/code/name");
+    }
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static char *slurp(size_t *n)
+{
+    size_t cap = 1 << 16, len = 0;
+    char *b = malloc(cap + 1);
+    size_t k;
+    while (b && (k = fread(b + len, 1, cap - len, stdin)) > 0) {
+        len += k;
+        if (len == cap) {
+            cap *= 2;
+            char *nb = realloc(b, cap + 1);
+            if (!nb) {
+                free(b);
+                return NULL;
+            }
+            b = nb;
+        }
+    }
+    if (b)
+        b[len] = 0;
+    *n = len;
+    return b;
+}
+
+int main(int argc, char **argv)
+{
+    int jsonl = argc > 1 && strcmp(argv[1], "--jsonl") == 0;
+    size_t n;
+    char *text = slurp(&n);
+    if (!text)
+        return 2;
+    if (jsonl) {
+        int summary = 0;
+        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+            cJSON *o = cJSON_Parse(line);
+            const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
+            if (!o || !cJSON_IsString(type)) {
+                BAD("a line that is not a typed JSON object: %.80s", line);
+            } else if (!strcmp(type->valuestring, "finding")) {
+                finding(o, "jsonl");
+            } else if (!strcmp(type->valuestring, "connection")) {
+                connection(o, 0);
+            } else if (!strcmp(type->valuestring, "summary")) {
+                summary++;
+            } else {
+                BAD("unknown type %s", type->valuestring);
+            }
+            cJSON_Delete(o);
+        }
+        if (summary != 1)
+            BAD("%d summary lines", summary);
+    } else {
+        cJSON *doc = cJSON_Parse(text);
+        if (!doc) {
+            BAD("not a JSON document (near: %.40s)", cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "?");
+        } else {
+            const cJSON *conns = cJSON_GetObjectItemCaseSensitive(doc, "connections");
+            const cJSON *gf = cJSON_GetObjectItemCaseSensitive(doc, "findings");
+            if (!cJSON_IsArray(conns) || !cJSON_IsArray(gf))
+                BAD("no connections/findings arrays at the top");
+            const cJSON *x;
+            cJSON_ArrayForEach(x, conns) connection(x, 1);
+            cJSON_ArrayForEach(x, gf) finding(x, "top-level");
+            cJSON_Delete(doc);
+        }
+    }
+    free(text);
+    const char *ids[MPA_F__COUNT];
+    size_t k = 0;
+    for (unsigned id = 0; id < MPA_F__COUNT; id++)
+        if (seen[id])
+            ids[k++] = mpa_rule_get((mpa_finding_id)id)->id;
+    qsort(ids, k, sizeof ids[0], cmp_str);
+    for (size_t i = 0; i < k; i++)
+        printf("%s%s", i ? " " : "", ids[i]);
+    printf("%s\n", k ? "" : "-");
+    return bad;
+}
