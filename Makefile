@@ -64,7 +64,7 @@ include tests/fuzz/fuzz.mk
 test: unit audit-unit golden-check audit-golden fuzz-smoke
 	@echo "make test: all suites passed"
 
-bench: $(B)/mpa-bench
+bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen
 	@mkdir -p $(B)/bench
 	@rm -f $(B)/bench/*.pcap $(B)/bench/libmpa-figures.txt
 	@if command -v tshark >/dev/null 2>&1; then \
@@ -73,6 +73,7 @@ bench: $(B)/mpa-bench
 	    $(B)/mpa-bench; \
 	fi
 	@sh scripts/bench-tshark.sh $(B)/bench
+	@sh scripts/bench-audit.sh $(B)/bench
 
 $(B)/mpa-bench: bench/mpa-bench.c bench/pcap-write.h tests/scen.h $(B)/libmpa.a
 	$(CC) $(CSTD) $(WARN) -O2 -g -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a

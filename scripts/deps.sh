@@ -6,7 +6,7 @@
 set -eu
 pkgs="gcc make libc6-dev pkg-config clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev"
 if [ "${1:-}" = "bench" ]; then
-    pkgs="$pkgs tshark"
+    pkgs="$pkgs tshark time"
 fi
 missing=""
 for p in $pkgs; do

@@ -55,7 +55,7 @@ typedef struct fref {
 typedef struct conn conn;
 
 typedef struct key {
-    uint8_t family, nvlan;
+    uint8_t family, nvlan, pad[2]; /* zeroed: hashed and compared as octets */
     uint16_t port[2];
     uint16_t vlan[PKT_MAX_VLAN];
     uint8_t addr[2][16];
@@ -272,7 +272,14 @@ static void on_event(void *user, const mpa_event *ev)
     audit_dir *d = &c->pub.d[ev->dir];
     unsigned file;
     uint64_t frame;
-    ring_find(c, ev->dir, ev->off, &file, &frame);
+    /* Markers and plain FPDUs are most events: they need no frame. */
+    if (ev->type == MPA_EV_MARKER || ev->type == MPA_EV_DATA || ev->type == MPA_EV_MODE)
+        file = 0, frame = 0;
+    else if (ev->type == MPA_EV_FPDU && ev->u.fpdu.rtr == MPA_RTR_NONE &&
+             (ev->u.fpdu.ddp_status != MPA_OK || ev->u.fpdu.ddp.hdr.opcode != MPA_RDMAP_TERMINATE))
+        file = 0, frame = 0;
+    else
+        ring_find(c, ev->dir, ev->off, &file, &frame);
     switch (ev->type) {
     case MPA_EV_FRAME:
         if (ev->u.frame.frame.kind != MPA_KEY_RTR2007 || !d->startup.have) {
@@ -626,13 +633,16 @@ static void t_note(void *user, int dir, tcp_note what, uint64_t off, uint64_t le
 
 /* ---- connections ----------------------------------------------------- */
 
+/* Runs once per packet: eight octets at a time, multiply-xorshift. */
 static uint64_t key_hash(const key *k)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
+    _Static_assert(sizeof(key) % 8 == 0, "key is hashed in 8-octet words");
+    uint64_t h = 0x9E3779B97F4A7C15ull, w;
     const uint8_t *p = (const uint8_t *)k;
-    for (size_t i = 0; i < sizeof *k; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
+    for (size_t i = 0; i < sizeof *k; i += 8) {
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
     }
     return h;
 }
