@@ -23,9 +23,9 @@ LIB_OBJS := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRCS))
 ASAN_OBJS := $(patsubst src/%.c,$(B)/asan/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
-TOOLS     := $(B)/mpa-decode $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids
+TOOLS     := $(B)/mpa-decode $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids $(B)/mpa-replay
 
-.PHONY: all lib test unit audit-unit audit-golden golden-audit fuzz-smoke fuzz bench clean deps demo
+.PHONY: all lib test unit audit-unit audit-golden golden-audit audit-live fuzz-smoke fuzz bench clean deps demo
 all: lib $(TOOLS)
 lib: $(B)/libmpa.a $(B)/libmpa.so
 
@@ -61,7 +61,7 @@ unit: $(UNIT_BINS)
 include conformance/conformance.mk
 include tests/fuzz/fuzz.mk
 
-test: unit audit-unit golden-check audit-golden fuzz-smoke
+test: unit audit-unit golden-check audit-golden audit-live fuzz-smoke
 	@echo "make test: all suites passed"
 
 bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen
@@ -77,6 +77,13 @@ bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen
 
 $(B)/mpa-bench: bench/mpa-bench.c bench/pcap-write.h tests/scen.h $(B)/libmpa.a
 	$(CC) $(CSTD) $(WARN) -O2 -g -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a
+
+# Live capture: mpa-audit -i lo on scenarios played over real sockets.
+$(B)/mpa-replay: tests/audit/replay.c tests/scen.h tests/scenarios.h $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a
+
+audit-live: $(B)/mpa-audit $(B)/mpa-replay $(B)/jsonids
+	@scripts/live-audit.sh
 
 deps:
 	scripts/deps.sh

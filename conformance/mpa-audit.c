@@ -63,9 +63,12 @@ static const char usage[] =
     "                       e.g. on/off\n"
     "  --crc SPEC           the same for CRCs (auto: inferred from the octets)\n"
     "\n"
-    "Limits (memory stays bounded whatever the capture):\n"
-    "  --max-conns N        connections tracked at once (default 20000)\n"
-    "  --mem-cap MIB        out-of-order TCP data held, all connections (default 32)\n"
+    "Limits (memory stays bounded whatever the capture; the defaults keep it under\n"
+    "about 64 MiB):\n"
+    "  --max-conns N        TCP connections tracked at once (default 10000, about\n"
+    "                       2.5 KiB each)\n"
+    "  --max-mpa N          of those, speaking MPA (default 1000, about 18 KiB each)\n"
+    "  --mem-cap MIB        out-of-order TCP data held, all connections (default 16)\n"
     "  --idle S             close a connection after S seconds of capture time\n"
     "                       without packets (default 600)\n"
     "\n"
@@ -452,6 +455,9 @@ static int read_live(audit *a, const char *iface, const char *filter, unsigned l
         }
         pcap_freecode(&prog);
     }
+    /* Said once the capture is running (scripts wait for this line). */
+    fprintf(stderr, "mpa-audit: capturing on %s%s%s%s; interrupt (Ctrl-C) to end and report\n", iface,
+            filter ? " (filter \"" : "", filter ? filter : "", filter ? "\")" : "");
     char name[300];
     snprintf(name, sizeof name, "iface:%s", iface);
     audit_begin_file(a, name, linktype_of(p));
@@ -485,7 +491,7 @@ int main(int argc, char **argv)
     int timing = 1, want_progress = 1;
     int fail_on = MPA_SEV_ERROR; /* 3: never */
     unsigned long long max_count = 0, duration = 0;
-    enum { O_JSON = 256, O_JSONL, O_LIST, O_FAIL, O_MARKERS, O_CRC, O_MAXF, O_MAXC, O_MEM, O_IDLE, O_NOTIME,
+    enum { O_JSON = 256, O_JSONL, O_LIST, O_FAIL, O_MARKERS, O_CRC, O_MAXF, O_MAXC, O_MAXM, O_MEM, O_IDLE, O_NOTIME,
            O_NOPROG, O_DUR, O_VERSION };
     static const struct option lopts[] = {
         {"json", no_argument, NULL, O_JSON},
@@ -498,6 +504,7 @@ int main(int argc, char **argv)
         {"crc", required_argument, NULL, O_CRC},
         {"max-findings", required_argument, NULL, O_MAXF},
         {"max-conns", required_argument, NULL, O_MAXC},
+        {"max-mpa", required_argument, NULL, O_MAXM},
         {"mem-cap", required_argument, NULL, O_MEM},
         {"idle", required_argument, NULL, O_IDLE},
         {"no-timing", no_argument, NULL, O_NOTIME},
@@ -554,6 +561,11 @@ int main(int argc, char **argv)
             o.max_conns = (unsigned)parse_num("--max-conns", optarg, 10000000);
             if (!o.max_conns)
                 die_usage("--max-conns must be at least 1");
+            break;
+        case O_MAXM:
+            o.max_mpa = (unsigned)parse_num("--max-mpa", optarg, 10000000);
+            if (!o.max_mpa)
+                die_usage("--max-mpa must be at least 1");
             break;
         case O_MEM:
             o.mem_cap = (size_t)parse_num("--mem-cap", optarg, 65536) << 20;

@@ -1,12 +1,13 @@
 #!/bin/sh
 # Installs the Debian 12 packages the toolkit builds and tests with.
 # Idempotent: does nothing when everything is there already.
-#   scripts/deps.sh          build and test dependencies
+#   scripts/deps.sh          build and test dependencies (compilers, libpcap,
+#                            cJSON; GNU time for the memory checks)
 #   scripts/deps.sh bench    also tshark, for the comparison in `make bench`
 set -eu
-pkgs="gcc make libc6-dev pkg-config clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev"
+pkgs="gcc make libc6-dev pkg-config clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev time"
 if [ "${1:-}" = "bench" ]; then
-    pkgs="$pkgs tshark time"
+    pkgs="$pkgs tshark"
 fi
 missing=""
 for p in $pkgs; do

@@ -28,7 +28,7 @@
 
 #define UNDECIDED_MAX (64u * 1024u)   /* octets held before MPA is decided */
 #define PENDING_MAX (4u << 20)        /* octets held for a waiting direction */
-#define FRAME_RING 32
+#define FRAME_RING 16
 #define GLOBAL_FINDINGS_MAX 1000
 
 enum { ST_UNDECIDED = 0, ST_MPA, ST_IGNORED };
@@ -88,7 +88,8 @@ struct conn {
     unsigned rpos[2], rn[2];
     size_t fcap, tcap;
     uint32_t cut_done;
-    unsigned idcount[MPA_F__COUNT]; /* findings kept, per rule */
+    unsigned *idcount;  /* findings kept, per rule (allocated with the first) */
+    uint8_t fin[2];     /* an ignored connection still closes */
 };
 
 typedef struct file_ent {
@@ -112,6 +113,8 @@ struct audit {
     conn *lhead, *ltail;
     tcp_budget budget;
     ipfrag *frag;
+    size_t nmpa;                 /* MPA engines alive */
+    int conn_limit_done, mpa_limit_done;
     /* findings not tied to a connection */
     audit_finding *gf;
     size_t ngf;
@@ -125,8 +128,9 @@ struct audit {
 void audit_opts_default(audit_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->mem_cap = 32u << 20;
-    o->max_conns = 20000;
+    o->mem_cap = 16u << 20;
+    o->max_conns = 10000;
+    o->max_mpa = 1000;
     o->max_findings = 100;
     o->idle_ns = 600ull * 1000000000ull;
 }
@@ -159,6 +163,8 @@ static void add_finding(audit *a, conn *c, mpa_finding_id id, unsigned file, uin
     if (c) {
         if (!quiet)
             c->pub.severity[r->severity]++;
+        if (!c->idcount && !(c->idcount = calloc(MPA_F__COUNT, sizeof *c->idcount)))
+            return;
         if (a->o.max_findings && c->idcount[id] >= a->o.max_findings) {
             c->pub.suppressed++;
             a->st.suppressed++;
@@ -469,6 +475,8 @@ static uint16_t port_of(const conn *c, int dir)
     return c->k.port[side];
 }
 
+static void conn_close(audit *a, conn *c, const char *why);
+
 static void start_engine(conn *c)
 {
     audit *a = c->a;
@@ -493,11 +501,28 @@ static void start_engine(conn *c)
         if (on_listed_port(a, port_of(c, 1)))
             cfg.initiator = 1; /* the side that connects to the port */
     }
-    c->ms = malloc(mpa_stream_size());
-    if (!c->ms) {
-        c->state = ST_IGNORED;
-        return;
+    if (a->nmpa >= a->o.max_mpa) {
+        /* Too many MPA connections at once: the least recently active
+         * one is reported now. */
+        conn *old = a->lhead;
+        while (old && old->state != ST_MPA)
+            old = old->lnext;
+        if (old) {
+            a->st.evicted++;
+            if (!a->mpa_limit_done) {
+                a->mpa_limit_done = 1;
+                global_note(a, MPA_F_CAP_LIMIT,
+                            "more than %u MPA connections open at once: the least recently active are closed and "
+                            "reported early (--max-mpa; the summary says how many)",
+                            a->o.max_mpa);
+            }
+            conn_close(a, old, "table full");
+        }
     }
+    c->ms = malloc(mpa_stream_size());
+    if (!c->ms)
+        return; /* the caller ignores it */
+    a->nmpa++;
     mpa_stream_init(c->ms, &cfg, on_event, c);
     c->state = ST_MPA;
     c->pub.is_mpa = 1;
@@ -512,6 +537,15 @@ static void start_engine(conn *c)
     }
 }
 
+/* Not MPA: nothing more is held for it; it only stays in the table so
+ * that its later packets are recognised, until it closes.  (Its TCP state
+ * is freed by tcp_packet, outside the reassembler's callbacks.) */
+static void ignore(conn *c)
+{
+    c->state = ST_IGNORED;
+    q_clear(c);
+}
+
 static void decide(conn *c)
 {
     if (c->state != ST_UNDECIDED)
@@ -524,15 +558,13 @@ static void decide(conn *c)
         if (c->state == ST_MPA)
             pump(c);
         else
-            q_clear(c);
+            ignore(c);
         return;
     }
     int settled = (c->verdict[0] == V_OTHER || c->verdict[0] == V_LOST) &&
                   (c->verdict[1] == V_OTHER || c->verdict[1] == V_LOST);
-    if (settled || c->qbytes[0] + c->qbytes[1] >= UNDECIDED_MAX) {
-        c->state = ST_IGNORED;
-        q_clear(c);
-    }
+    if (settled || c->qbytes[0] + c->qbytes[1] >= UNDECIDED_MAX)
+        ignore(c);
 }
 
 /* ---- the TCP sink ---------------------------------------------------- */
@@ -703,7 +735,10 @@ static void conn_free(audit *a, conn *c)
     for (int dir = 0; dir < 2; dir++)
         tcp_dir_free(&c->tcp[dir], &a->budget);
     q_clear(c);
+    if (c->ms)
+        a->nmpa--;
     free(c->ms);
+    free(c->idcount);
     for (size_t i = 0; i < c->pub.nfindings; i++)
         free((char *)c->pub.findings[i].msg);
     free(c->pub.findings);
@@ -774,13 +809,24 @@ static void addr_str(const key *k, int side, char *buf, size_t cap)
 static conn *conn_new(audit *a, const key *k, int client_side, uint64_t ts)
 {
     if (a->nopen >= a->o.max_conns && a->lhead) {
-        a->st.evicted++;
-        if (a->st.evicted == 1)
-            global_note(a, MPA_F_CAP_LIMIT,
-                        "more than %u connections open at once: the least recently active are closed and reported "
-                        "early (see the summary for how many)",
-                        a->o.max_conns);
-        conn_close(a, a->lhead, "table full");
+        /* Make room: a connection that is not MPA if one of the least
+         * recently active is, else the least recently active. */
+        conn *old = a->lhead;
+        for (int i = 0; i < 64 && old && old->state == ST_MPA; i++)
+            old = old->lnext;
+        if (!old || old->state == ST_MPA)
+            old = a->lhead;
+        if (old->state == ST_MPA) {
+            a->st.evicted++;
+            if (!a->conn_limit_done) {
+                a->conn_limit_done = 1;
+                global_note(a, MPA_F_CAP_LIMIT,
+                            "more than %u TCP connections open at once: the least recently active are closed and "
+                            "reported early (--max-conns; the summary says how many)",
+                            a->o.max_conns);
+            }
+        }
+        conn_close(a, old, "table full");
     }
     conn *c = calloc(1, sizeof *c);
     if (!c)
@@ -883,6 +929,16 @@ static void tcp_packet(audit *a, const pkt *p, uint64_t ts)
     c->pub.last_file = a->cur_file;
     c->pub.last_frame = a->cur_frame;
     c->pub.last_ts = ts;
+    if (c->state == ST_IGNORED) {
+        /* Nothing to reassemble: only watch it close. */
+        if (fin)
+            c->fin[dir] = 1;
+        if (rst)
+            conn_close(a, c, "reset");
+        else if (c->fin[0] && c->fin[1])
+            conn_close(a, c, "closed");
+        return;
+    }
     uint32_t seq = t->seq;
     if (syn) {
         if (t->mss)
@@ -911,6 +967,12 @@ static void tcp_packet(audit *a, const pkt *p, uint64_t ts)
     }
     if (rst && c->tcp[dir].have_base)
         tcp_dir_rst(&c->tcp[dir], dir, a->cur_frame, &c->sink, &a->budget);
+    if (c->state == ST_IGNORED) {
+        for (int side = 0; side < 2; side++) {
+            tcp_dir_free(&c->tcp[side], &a->budget);
+            c->fin[side] = c->tcp[side].fin_seen;
+        }
+    }
     if (rst)
         conn_close(a, c, "reset");
     else if (c->tcp[0].ended && c->tcp[1].ended)
@@ -1009,12 +1071,14 @@ audit *audit_new(const audit_opts *o, const audit_out *out)
     a->o = *o;
     if (!a->o.max_conns)
         a->o.max_conns = 1;
+    if (!a->o.max_mpa)
+        a->o.max_mpa = 1;
     if (out)
         a->out = *out;
     a->hsize = 1024;
     a->ht = calloc(a->hsize, sizeof *a->ht);
     a->budget.cap = a->o.mem_cap;
-    a->frag = ipfrag_new(8u << 20, 4096, 30ull * 1000000000ull);
+    a->frag = ipfrag_new(4u << 20, 4096, 30ull * 1000000000ull);
     if (!a->ht || !a->frag) {
         audit_free(a);
         return NULL;

@@ -33,7 +33,8 @@ typedef struct audit_opts {
      * (mpa_tri each). */
     uint8_t mid_markers[2], mid_crc[2];
     size_t mem_cap;          /* out-of-order TCP octets held, all connections */
-    unsigned max_conns;      /* open connections tracked at once */
+    unsigned max_conns;      /* open TCP connections tracked at once */
+    unsigned max_mpa;        /* of those, speaking MPA (each holds a libmpa engine) */
     unsigned max_findings;   /* findings kept per rule per connection; 0: all */
     uint64_t idle_ns;        /* a connection silent this long (capture time) is closed */
 } audit_opts;
