@@ -61,7 +61,7 @@ unit: $(UNIT_BINS)
 include conformance/conformance.mk
 include tests/fuzz/fuzz.mk
 
-test: unit audit-unit golden-check audit-golden audit-live fuzz-smoke
+test: unit audit-unit golden-check audit-golden audit-live audit-robust fuzz-smoke
 	@echo "make test: all suites passed"
 
 bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen

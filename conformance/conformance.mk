@@ -61,3 +61,11 @@ $(B)/mpa-audit: conformance/mpa-audit.c $(AUDIT_HDRS) $(B)/libaudit.a $(B)/libmp
 # The JSON contract checker used by the golden tests.
 $(B)/jsonids: tests/audit/jsonids.c $(B)/libmpa.a
 	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(B)/libmpa.a $(CJSON_LIBS)
+
+# mpa-audit against the adversarial captures of mpa-capgen --adversarial
+# (floods, lying lengths, sequence jumps, endless holes, garbage): no
+# crash or hang, valid JSON, peak RSS under the documented 64 MiB, the
+# findings each capture provokes (scripts/audit-robust.sh).
+.PHONY: audit-robust
+audit-robust: $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids
+	@scripts/audit-robust.sh

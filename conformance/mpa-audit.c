@@ -64,11 +64,13 @@ static const char usage[] =
     "  --crc SPEC           the same for CRCs (auto: inferred from the octets)\n"
     "\n"
     "Limits (memory stays bounded whatever the capture; the defaults keep it under\n"
-    "about 64 MiB):\n"
+    "64 MiB):\n"
     "  --max-conns N        TCP connections tracked at once (default 10000, about\n"
     "                       2.5 KiB each)\n"
     "  --max-mpa N          of those, speaking MPA (default 1000, about 18 KiB each)\n"
-    "  --mem-cap MIB        out-of-order TCP data held, all connections (default 16)\n"
+    "  --mem-cap MIB        TCP data held for all connections: out-of-order\n"
+    "                       segments, octets waiting for the other direction or\n"
+    "                       for MPA to be recognised (default 8)\n"
     "  --idle S             close a connection after S seconds of capture time\n"
     "                       without packets (default 600)\n"
     "\n"
@@ -225,6 +227,8 @@ typedef struct reader {
     progress *pg;
     long long off;       /* byte offset when it cannot be asked (stdin, classic pcap) */
     int classic;
+    FILE *fp;            /* the file, to ask where a record really ended */
+    unsigned snaplen;
 } reader;
 
 static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *data)
@@ -233,6 +237,13 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *d
     uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* nanosecond precision */
     audit_packet(r->a, ts, data, h->caplen, h->len);
     r->off += 16 + (long long)h->caplen;
+    /* A record longer than the snap length is cut to it by libpcap, which
+     * skips the rest: caplen no longer says where the next record is. */
+    if (r->classic && r->fp && h->caplen >= r->snaplen) {
+        long long pos = ftell(r->fp);
+        if (pos >= 0)
+            r->off = pos;
+    }
     r->count++;
     if ((r->count & 4095) == 0)
         progress_show(r->pg, 0);
@@ -240,12 +251,12 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *d
 
 /*
  * A regular file is read through a window mapped from it: the pages come
- * straight from the page cache (no read(2) copy, a system call per 8 MiB
+ * straight from the page cache (no read(2) copy, a system call per 2 MiB
  * rather than per buffer), and the window moves on, so the memory this
  * costs stays at the window whatever the file size.  libpcap gets an
  * ordinary stdio stream (fopencookie) and never knows.
  */
-#define WINDOW (8u << 20)
+#define WINDOW (2u << 20)
 
 typedef struct mapped {
     int fd;
@@ -379,7 +390,7 @@ static int read_file(audit *a, const char *name, const char *filter, unsigned lo
     }
     audit_begin_file(a, name, linktype_of(p));
     progress pg = {want_progress && size >= (32 << 20) && isatty(2), size, now_s(), 0, fp};
-    reader rd = {a, 0, max_count, &pg, 24, 0};
+    reader rd = {a, 0, max_count, &pg, 24, 0, fp != stdin ? fp : NULL, (unsigned)pcap_snapshot(p)};
     /* In a classic pcap file the records' offsets follow from their
      * lengths; pcapng blocks carry more, so only "near" can be said. */
     unsigned char magic[4];
@@ -463,7 +474,7 @@ static int read_live(audit *a, const char *iface, const char *filter, unsigned l
     audit_begin_file(a, name, linktype_of(p));
     g_live = p;
     progress pg = {0, 0, 0, 0, NULL};
-    reader rd = {a, 0, max_count, &pg, 0, 0};
+    reader rd = {a, 0, max_count, &pg, 0, 0, NULL, 0};
     double t0 = now_s();
     while (!g_stop) {
         if (max_count && rd.count >= max_count)

@@ -30,9 +30,16 @@
 #define PENDING_MAX (4u << 20)        /* octets held for a waiting direction */
 #define FRAME_RING 16
 #define GLOBAL_FINDINGS_MAX 1000
+/* Findings kept (listed) for all open connections together: the per-rule
+ * cap alone let 1000 connections breaking many rules keep hundreds of
+ * MiB.  About 150 octets each: under 2.5 MiB. */
+#define KEPT_FINDINGS_MAX 16384u
+/* TERMINATE messages listed per connection (RFC 5040 4.8: one is the
+ * last message; two million of them took gigabytes of report). */
+#define TERMS_MAX 256u
 
 enum { ST_UNDECIDED = 0, ST_MPA, ST_IGNORED };
-enum { Q_DATA = 0, Q_GAP, Q_END, Q_SEG };
+enum { Q_DATA = 0, Q_GAP, Q_END };
 enum { V_NONE = 0, V_MPA, V_OTHER, V_LOST };
 
 typedef struct qitem {
@@ -89,6 +96,8 @@ struct conn {
     size_t fcap, tcap;
     uint32_t cut_done;
     unsigned *idcount;  /* findings kept, per rule (allocated with the first) */
+    uint8_t overflow;   /* undecided, and too much to hold: not MPA */
+    uint8_t terms_done; /* said that TERMINATEs are no longer listed */
     uint8_t fin[2];     /* an ignored connection still closes */
 };
 
@@ -115,6 +124,10 @@ struct audit {
     ipfrag *frag;
     size_t nmpa;                 /* MPA engines alive */
     int conn_limit_done, mpa_limit_done;
+    size_t kept;                 /* findings kept by open connections */
+    size_t held;                 /* memory of TCP data held, bookkeeping included: out-of-order
+                                  * segments and queued items (bounded by o.mem_cap) */
+    int kept_limit_done, held_limit_done;
     /* findings not tied to a connection */
     audit_finding *gf;
     size_t ngf;
@@ -128,7 +141,7 @@ struct audit {
 void audit_opts_default(audit_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->mem_cap = 16u << 20;
+    o->mem_cap = 8u << 20;
     o->max_conns = 10000;
     o->max_mpa = 1000;
     o->max_findings = 100;
@@ -145,6 +158,11 @@ static char *xstrdup(const char *s)
         memcpy(p, s, n);
     return p;
 }
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void global_note(audit *a, mpa_finding_id id, const char *fmt, ...);
 
 /* Keep a finding (unless over the per-rule cap) and pass it on. */
 static void add_finding(audit *a, conn *c, mpa_finding_id id, unsigned file, uint64_t frame, int dir, uint64_t off,
@@ -170,6 +188,18 @@ static void add_finding(audit *a, conn *c, mpa_finding_id id, unsigned file, uin
             a->st.suppressed++;
             return;
         }
+        if (a->kept >= KEPT_FINDINGS_MAX) {
+            c->pub.suppressed++;
+            a->st.suppressed++;
+            if (!a->kept_limit_done) {
+                a->kept_limit_done = 1;
+                global_note(a, MPA_F_CAP_LIMIT,
+                            "more than %u findings held for connections still open: further ones are counted, not "
+                            "listed, until connections complete (each connection's findings_suppressed says how many)",
+                            KEPT_FINDINGS_MAX);
+            }
+            return;
+        }
         if (c->pub.nfindings == c->fcap) {
             size_t nc = c->fcap ? c->fcap * 2 : 16;
             audit_finding *nf = realloc(c->pub.findings, nc * sizeof *nf);
@@ -183,6 +213,7 @@ static void add_finding(audit *a, conn *c, mpa_finding_id id, unsigned file, uin
             return;
         c->pub.findings[c->pub.nfindings++] = f;
         c->idcount[id]++;
+        a->kept++;
         if (quiet)
             return;
     } else {
@@ -315,6 +346,14 @@ static void on_event(void *user, const mpa_event *ev)
             d->rtr_frame = frame;
         }
         if (f->ddp_status == MPA_OK && f->ddp.hdr.opcode == MPA_RDMAP_TERMINATE && f->ddp.complete) {
+            if (c->pub.nterms >= TERMS_MAX) {
+                if (!c->terms_done) {
+                    c->terms_done = 1;
+                    conn_note(c, MPA_F_CAP_LIMIT, ev->dir, ev->off, frame,
+                              "more than %u TERMINATE messages: the later ones are not listed", TERMS_MAX);
+                }
+                break;
+            }
             if (c->pub.nterms == c->tcap) {
                 size_t nc = c->tcap ? c->tcap * 2 : 4;
                 audit_term *nt = realloc(c->pub.terms, nc * sizeof *nt);
@@ -345,25 +384,73 @@ static void on_event(void *user, const mpa_event *ev)
 
 /* ---- feeding the engine in order ------------------------------------ */
 
+/* Undecided connections that decide() will take for MPA right away. */
+static int will_be_mpa(const conn *c)
+{
+    return c->verdict[0] == V_MPA || c->verdict[1] == V_MPA ||
+           (c->listed && (c->verdict[0] != V_NONE || c->verdict[1] != V_NONE));
+}
+
+/* What a queued item costs against the limits: its octets and its
+ * bookkeeping (malloc's included), so that a flood of one-octet
+ * segments cannot hold fifty times the limit. */
+static size_t q_cost(int kind, uint64_t len)
+{
+    return sizeof(qitem) + 16 + (kind == Q_DATA ? (size_t)len : 0);
+}
+
 static void q_push(conn *c, int dir, int kind, int flag, const uint8_t *p, uint64_t len, uint64_t frame)
 {
-    size_t extra = kind == Q_DATA ? (size_t)len : 0;
-    if (kind == Q_DATA && c->qbytes[dir] + len > (c->state == ST_UNDECIDED ? UNDECIDED_MAX : PENDING_MAX)) {
-        /* Too much to hold: the octets count as lost, said once. */
-        if (c->state == ST_MPA) {
+    audit *a = c->a;
+    size_t cost = q_cost(kind, len);
+    if (kind == Q_DATA) {
+        /* Each connection's own limit, and the memory for held TCP data
+         * shared with the out-of-order segments (--mem-cap): without the
+         * latter, 1000 connections holding 4 MiB each (or 10000
+         * undecided ones 64 KiB each) broke the memory bound. */
+        int own = c->qbytes[dir] + cost > (c->state == ST_UNDECIDED ? UNDECIDED_MAX : PENDING_MAX);
+        int shared = a->held + cost > a->budget.cap;
+        if (c->state == ST_UNDECIDED && !own && shared && will_be_mpa(c))
+            shared = 0; /* decide() feeds it to the engine at once */
+        if (own || shared) {
+            if (c->state != ST_MPA) {
+                /* Undecided: taken for not MPA (decide()).  Setting a
+                 * flag, not returning quietly: the octets are missing
+                 * from the queue, so it must never be fed. */
+                c->overflow = 1;
+                if (!own && !a->held_limit_done) {
+                    a->held_limit_done = 1;
+                    global_note(a, MPA_F_CAP_LIMIT,
+                                "memory for TCP data held (--mem-cap %zu MiB) used up: connections not yet known to "
+                                "speak MPA that need more are taken for not MPA",
+                                a->o.mem_cap >> 20);
+                }
+                return;
+            }
+            /* Too much to hold: the octets count as lost, said once. */
             if (!c->limit_done) {
                 c->limit_done = 1;
-                conn_note(c, MPA_F_CAP_LIMIT, dir, UINT64_MAX, frame,
-                          "more than %u octets waiting for the other direction: the excess is treated as lost",
-                          PENDING_MAX);
+                if (own)
+                    conn_note(c, MPA_F_CAP_LIMIT, dir, UINT64_MAX, frame,
+                              "more than %u octets waiting for the other direction: the excess is treated as lost",
+                              PENDING_MAX);
+                else
+                    conn_note(c, MPA_F_CAP_LIMIT, dir, UINT64_MAX, frame,
+                              "memory for TCP data held (--mem-cap %zu MiB) used up: octets waiting for the other "
+                              "direction are treated as lost",
+                              a->o.mem_cap >> 20);
             }
             kind = Q_GAP;
-            extra = 0;
-        } else {
-            return; /* the caller decides "not MPA" */
+            cost = q_cost(Q_GAP, len);
         }
     }
-    qitem *q = malloc(sizeof *q + extra);
+    /* Consecutive holes with nothing queued between them are one: past a
+     * limit every segment becomes a hole, and must not cost an item. */
+    if (kind == Q_GAP && c->qt[dir] && c->qt[dir]->kind == Q_GAP && c->qt[dir]->seq + 1 == c->qseq) {
+        c->qt[dir]->len += len;
+        return;
+    }
+    qitem *q = malloc(sizeof *q + (kind == Q_DATA ? (size_t)len : 0));
     if (!q)
         return;
     q->next = NULL;
@@ -372,11 +459,12 @@ static void q_push(conn *c, int dir, int kind, int flag, const uint8_t *p, uint6
     q->seq = c->qseq++;
     q->len = len;
     q->used = 0;
-    q->file = c->a->cur_file;
+    q->file = a->cur_file;
     q->frame = frame;
-    if (extra)
-        memcpy(q->data, p, extra);
-    c->qbytes[dir] += extra;
+    if (kind == Q_DATA)
+        memcpy(q->data, p, (size_t)len);
+    c->qbytes[dir] += cost;
+    a->held += cost;
     if (c->qt[dir])
         c->qt[dir]->next = q;
     else
@@ -387,11 +475,12 @@ static void q_push(conn *c, int dir, int kind, int flag, const uint8_t *p, uint6
 static void q_pop(conn *c, int dir)
 {
     qitem *q = c->qh[dir];
+    size_t cost = q_cost(q->kind, q->len);
     c->qh[dir] = q->next;
     if (!c->qh[dir])
         c->qt[dir] = NULL;
-    if (q->kind == Q_DATA)
-        c->qbytes[dir] -= q->len;
+    c->qbytes[dir] -= cost;
+    c->a->held -= cost;
     free(q);
 }
 
@@ -418,16 +507,15 @@ static void pump(conn *c)
             return;
         qitem *q = c->qh[dir];
         switch (q->kind) {
-        case Q_SEG:
-            mpa_stream_segment(c->ms, dir);
-            break;
         case Q_DATA: {
             if (q->flag && q->used == 0)
                 mpa_stream_segment(c->ms, dir);
             size_t n = mpa_stream_feed(c->ms, dir, q->data + q->used, (size_t)(q->len - q->used));
             q->used += (uint32_t)n;
-            if (q->used < q->len)
-                continue; /* now waiting */
+            /* The engine takes less only while the direction waits; were
+             * it ever otherwise, give up the item rather than spin. */
+            if (q->used < q->len && (n || mpa_stream_waiting(c->ms, dir)))
+                continue;
             break;
         }
         case Q_GAP:
@@ -523,6 +611,8 @@ static void start_engine(conn *c)
     if (!c->ms)
         return; /* the caller ignores it */
     a->nmpa++;
+    for (int dir = 0; dir < 2; dir++)
+        c->tcp[dir].no_recent = 0; /* retransmissions are judged from here on */
     mpa_stream_init(c->ms, &cfg, on_event, c);
     c->state = ST_MPA;
     c->pub.is_mpa = 1;
@@ -550,10 +640,7 @@ static void decide(conn *c)
 {
     if (c->state != ST_UNDECIDED)
         return;
-    int mpa = c->verdict[0] == V_MPA || c->verdict[1] == V_MPA;
-    if (!mpa && c->listed && (c->verdict[0] != V_NONE || c->verdict[1] != V_NONE))
-        mpa = 1;
-    if (mpa) {
+    if (will_be_mpa(c) && !c->overflow) {
         start_engine(c);
         if (c->state == ST_MPA)
             pump(c);
@@ -563,7 +650,7 @@ static void decide(conn *c)
     }
     int settled = (c->verdict[0] == V_OTHER || c->verdict[0] == V_LOST) &&
                   (c->verdict[1] == V_OTHER || c->verdict[1] == V_LOST);
-    if (settled || c->qbytes[0] + c->qbytes[1] >= UNDECIDED_MAX)
+    if (settled || c->overflow || c->qbytes[0] + c->qbytes[1] >= UNDECIDED_MAX)
         ignore(c);
 }
 
@@ -735,6 +822,7 @@ static void conn_free(audit *a, conn *c)
     for (int dir = 0; dir < 2; dir++)
         tcp_dir_free(&c->tcp[dir], &a->budget);
     q_clear(c);
+    a->kept -= c->pub.nfindings;
     if (c->ms)
         a->nmpa--;
     free(c->ms);
@@ -816,13 +904,17 @@ static conn *conn_new(audit *a, const key *k, int client_side, uint64_t ts)
             old = old->lnext;
         if (!old || old->state == ST_MPA)
             old = a->lhead;
-        if (old->state == ST_MPA) {
+        /* Say so for MPA connections, and for undecided ones too: one
+         * may still turn out to speak MPA and would be audited without
+         * its SYN (a flood of half-open connections went unmentioned). */
+        if (old->state != ST_IGNORED) {
             a->st.evicted++;
             if (!a->conn_limit_done) {
                 a->conn_limit_done = 1;
                 global_note(a, MPA_F_CAP_LIMIT,
-                            "more than %u TCP connections open at once: the least recently active are closed and "
-                            "reported early (--max-conns; the summary says how many)",
+                            "more than %u TCP connections open at once (--max-conns): the least recently active "
+                            "are closed early: those speaking MPA are reported as they stand, those not yet known to "
+                            "(half-open, or no MPA key seen yet) are dropped; the summary counts both",
                             a->o.max_conns);
             }
         }
@@ -850,6 +942,13 @@ static conn *conn_new(audit *a, const key *k, int client_side, uint64_t ts)
         c->pub.d[dir].rtr = MPA_RTR_NONE;
     }
     c->listed = on_listed_port(a, k->port[0]) || on_listed_port(a, k->port[1]);
+    /* No retransmission history (4 KiB a direction) until it speaks MPA:
+     * 10000 undecided connections with a segment each held 80 MiB of it.
+     * What is lost: a conflicting resend of the segment that decides. */
+    c->tcp[0].no_recent = c->tcp[1].no_recent = 1;
+    /* Out-of-order segments and queued items share --mem-cap, counted
+     * with their bookkeeping. */
+    c->tcp[0].charge = c->tcp[1].charge = &a->held;
     if (a->nopen * 2 >= a->hsize)
         ht_grow(a);
     size_t h = key_hash(k) & (a->hsize - 1);

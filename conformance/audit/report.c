@@ -14,12 +14,16 @@
 #include "mpa/describe.h"
 
 /* Connections complete out of order; the report lists them by id,
- * holding at most this many that completed ahead of an earlier one. */
+ * holding at most this many that completed ahead of an earlier one, and
+ * at most this much of their text (256 reports of thousands of findings
+ * each held hundreds of MiB). */
 #define REORDER_MAX 256
+#define REORDER_BYTES (2u << 20)
 
 typedef struct held {
     unsigned id;
     char *text;
+    size_t len;
 } held;
 
 struct report {
@@ -31,6 +35,7 @@ struct report {
     unsigned next_id;      /* the id due next */
     held pend[REORDER_MAX + 1];
     unsigned npend;
+    size_t pend_bytes;
     const char *const *inputs;
     unsigned ninputs;
 };
@@ -435,6 +440,7 @@ static void emit_due(report *r)
             k++;
         if (k == r->npend)
             return;
+        r->pend_bytes -= r->pend[k].len;
         emit(r, r->pend[k].text);
         r->pend[k] = r->pend[--r->npend];
         r->next_id++;
@@ -449,6 +455,7 @@ static void emit_lowest(report *r)
         if (r->pend[i].id < r->pend[k].id)
             k = i;
     r->next_id = r->pend[k].id + 1;
+    r->pend_bytes -= r->pend[k].len;
     emit(r, r->pend[k].text);
     r->pend[k] = r->pend[--r->npend];
 }
@@ -493,9 +500,11 @@ static void on_conn(void *user, const audit_conn *c)
     }
     r->pend[r->npend].id = c->id;
     r->pend[r->npend].text = text;
+    r->pend[r->npend].len = text ? strlen(text) : 0;
+    r->pend_bytes += r->pend[r->npend].len;
     r->npend++;
     emit_due(r);
-    while (r->npend > REORDER_MAX) {
+    while (r->npend > REORDER_MAX || (r->npend && r->pend_bytes > REORDER_BYTES)) {
         emit_lowest(r);
         emit_due(r);
     }

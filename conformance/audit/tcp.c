@@ -24,6 +24,8 @@ struct tcp_seg {
     uint8_t data[];
 };
 
+_Static_assert(sizeof(tcp_seg) + 8 <= TCP_SEG_COST(0), "TCP_SEG_COST covers a segment's bookkeeping");
+
 void tcp_dir_start(tcp_dir *t, uint32_t seq)
 {
     t->have_base = 1;
@@ -71,8 +73,10 @@ static void deliver(tcp_dir *t, int dir, const uint8_t *p, uint32_t len, int seg
 {
     if (!len)
         return;
-    if (!t->recent)
+    if (!t->recent && !t->no_recent) {
         t->recent = malloc(TCP_RECENT);
+        t->recent_from = t->nxt; /* nothing before is kept */
+    }
     if (t->recent) {
         /* Keep the last TCP_RECENT octets: at most two runs of the ring. */
         uint32_t k = len > TCP_RECENT ? len - TCP_RECENT : 0;
@@ -102,6 +106,8 @@ static void seg_free(tcp_dir *t, tcp_seg *s, tcp_budget *b)
 {
     t->ooo_bytes -= s->len;
     b->used -= s->len;
+    if (t->charge)
+        *t->charge -= TCP_SEG_COST(s->len);
     free(s);
 }
 
@@ -112,6 +118,8 @@ static void drain(tcp_dir *t, int dir, const tcp_sink *sink, tcp_budget *b)
     while (t->ooo && t->ooo->off <= t->nxt) {
         tcp_seg *s = t->ooo;
         t->ooo = s->next;
+        if (!t->ooo)
+            t->ooo_tail = NULL;
         uint64_t end = s->off + s->len;
         uint32_t old = end <= t->nxt ? s->len : (uint32_t)(t->nxt - s->off);
         compare_recent(t, dir, s->off, s->data, old, s->frame, sink);
@@ -143,9 +151,14 @@ static void skip_to_queue(tcp_dir *t, int dir, uint64_t frame, const tcp_sink *s
 static int enqueue(tcp_dir *t, int dir, uint64_t off, const uint8_t *p, uint32_t len, int seg_start, uint64_t frame,
                    const tcp_sink *sink, tcp_budget *b)
 {
-    if (b->used + len > b->cap)
+    if (t->charge ? *t->charge + TCP_SEG_COST(len) > b->cap : b->used + len > b->cap)
         return 0;
     tcp_seg **link = &t->ooo;
+    /* After a hole the segments that follow arrive in order: start at
+     * the tail rather than walk a list of thousands for each (a flood of
+     * small segments made this quadratic: minutes of CPU). */
+    if (t->ooo_tail && t->ooo_tail->off + t->ooo_tail->len <= off)
+        link = &t->ooo_tail->next;
     uint64_t cur = off, end = off + len;
     while (cur < end) {
         tcp_seg *s = *link;
@@ -167,8 +180,12 @@ static int enqueue(tcp_dir *t, int dir, uint64_t off, const uint8_t *p, uint32_t
             q->next = s;
             *link = q;
             link = &q->next;
+            if (!s)
+                t->ooo_tail = q;
             t->ooo_bytes += n;
             b->used += n;
+            if (t->charge)
+                *t->charge += TCP_SEG_COST(n);
             if (b->used > b->peak)
                 b->peak = b->used;
             cur = piece_end;
@@ -322,6 +339,7 @@ void tcp_dir_free(tcp_dir *t, tcp_budget *b)
         t->ooo = s->next;
         seg_free(t, s, b);
     }
+    t->ooo_tail = NULL;
     free(t->recent);
     t->recent = NULL;
 }

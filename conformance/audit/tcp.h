@@ -54,6 +54,11 @@ typedef struct tcp_budget {
     uint64_t early_holes;
 } tcp_budget;
 
+/* What one held segment of n octets costs, bookkeeping included, where
+ * the owner counts memory (tcp_dir.charge): a flood of one-octet
+ * segments must not hold fifty times its budget. */
+#define TCP_SEG_COST(n) (48u + (size_t)(n))
+
 typedef struct tcp_seg tcp_seg;
 
 typedef struct tcp_dir {
@@ -65,8 +70,15 @@ typedef struct tcp_dir {
     uint64_t acked;       /* highest offset the peer acknowledged */
     uint64_t fin_frame;
     tcp_seg *ooo;         /* out-of-order segments, sorted, not overlapping */
+    tcp_seg *ooo_tail;    /* the last of them (segments after a hole arrive in order: append) */
+    /* NULL, or the owner's count of all the memory it holds against the
+     * budget (every direction's segments at TCP_SEG_COST, and whatever
+     * else the owner charges there): the cap then bounds that count
+     * rather than used (the octets alone). */
+    size_t *charge;
     size_t ooo_bytes;
     uint8_t *recent;      /* TCP_RECENT octets before nxt (allocated on first use) */
+    uint8_t no_recent;    /* keep no such octets (yet): retransmissions are not compared */
     uint64_t recent_from; /* the kept octets are valid from here (not a hole) */
     /* counters */
     uint64_t segments, retrans_octets, conflicts, out_of_window, holes, hole_octets, ooo_segments;

@@ -198,6 +198,20 @@ void capw_commit(capw *w, uint64_t ts_ns, size_t len, const char *comment)
     w->packets++;
 }
 
+void capw_raw(capw *w, const void *p, size_t n)
+{
+    const uint8_t *q = p;
+    while (n) {
+        need(w, n < w->cap ? n : w->cap);
+        size_t k = w->cap - w->len < n ? w->cap - w->len : n;
+        memcpy(w->buf + w->len, q, k);
+        w->len += k;
+        w->bytes += k;
+        q += k;
+        n -= k;
+    }
+}
+
 int capw_close(capw *w)
 {
     if (!w->buf)

@@ -76,6 +76,11 @@ uint8_t *capw_begin(capw *w, size_t maxlen);
  * (ignored for classic pcap), may be NULL. */
 void capw_commit(capw *w, uint64_t ts_ns, size_t len, const char *comment);
 
+/* n octets written to the file as they are, after what came before:
+ * for files broken on purpose (record headers that lie, cut records).
+ * Counts in bytes, not in packets. */
+void capw_raw(capw *w, const void *p, size_t n);
+
 /* Flush and close.  Returns 0, or -1 with errno set if anything failed
  * since capw_open(). */
 int capw_close(capw *w);

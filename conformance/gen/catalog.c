@@ -1126,3 +1126,13 @@ int gen_reference(const char *outdir, int verify)
         return 2;
     return g_diff ? 1 : 0;
 }
+
+int gen_scen_case(const char *slug, struct scen *s)
+{
+    for (size_t i = 0; i < scen_ncases; i++)
+        if (strcmp(scen_cases[i].slug, slug) == 0) {
+            scen_cases[i].build(s);
+            return 0;
+        }
+    return -1;
+}

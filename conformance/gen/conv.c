@@ -357,6 +357,52 @@ int conv_overlap(conv *c, int dir, unsigned nth)
     return 0;
 }
 
+int conv_stray(conv *c, int dir, unsigned nth, uint32_t delta)
+{
+    long i = nth_data(c, dir, nth, 1);
+    if (i < 0)
+        return -1;
+    tpkt r = c->p[i];
+    r.seq += delta;
+    r.flags = TCP_ACK;
+    r.frag = 0;
+    /* A small step back lands inside octets the direction sent: the
+     * stray carries those true octets too (an overlapping resend). */
+    uint32_t back = (uint32_t)0 - delta;
+    size_t before = (size_t)(r.data - c->dbuf[dir]);
+    if (back && back <= before && back <= 64) {
+        r.data -= back;
+        r.len += back;
+        r.comment = conv_str(c, "sequence number %u octet%s back (seq + %u modulo 2^32): a resend of "
+                                "the true octets from there",
+                             (unsigned)back, back == 1 ? "" : "s", (unsigned)delta);
+    } else {
+        r.comment = conv_str(c, "stray copy of the next segment with its sequence number moved by %u "
+                                "(modulo 2^32: %s%u)",
+                             (unsigned)delta, (int32_t)delta < 0 ? "-" : "+",
+                             (int32_t)delta < 0 ? (unsigned)back : (unsigned)delta);
+    }
+    *insert(c, (size_t)i) = r;
+    return 0;
+}
+
+int conv_stray_ack(conv *c, int dir, unsigned nth, uint32_t delta)
+{
+    long i = nth_data(c, dir, nth, 1);
+    if (i < 0)
+        return -1;
+    const tpkt k = c->p[i];
+    tpkt *r = insert(c, (size_t)i + 1);
+    r->dir = (uint8_t)!dir;
+    r->flags = TCP_ACK;
+    r->sport = k.dport;
+    r->dport = k.sport;
+    r->seq = k.ack;
+    r->ack = k.seq + (uint32_t)k.len + delta;
+    r->comment = conv_str(c, "acknowledgment number %u octets past what was sent", (unsigned)delta);
+    return 0;
+}
+
 void conv_fragment_big(conv *c, unsigned frag)
 {
     size_t ext = c->np.family == 6 && c->np.v6_ext ? 16 : 0; /* Destination Options */
@@ -413,6 +459,42 @@ static int ref_cmp(const void *a, const void *b)
     return x->pi < y->pi ? -1 : x->pi > y->pi;
 }
 
+/* Writes packet pi of c (captured) into w. */
+static void put_pkt(capw *w, conv *c, size_t pi)
+{
+    const tpkt *k = &c->p[pi];
+    /* A comment on the first captured packet after a hole of its
+     * direction says what is missing. */
+    const char *comment = k->comment;
+    if (!comment && pi > 0 && k->proto == NET_PROTO_TCP) {
+        for (size_t j = pi; j-- > 0;) {
+            const tpkt *q = &c->p[j];
+            if (q->dir != k->dir || q->proto != NET_PROTO_TCP)
+                continue;
+            if (q->lost)
+                comment = conv_str(c, "capture hole before this packet: %zu octets at seq %u "
+                                      "were sent but not captured",
+                                   q->len, (unsigned)q->seq);
+            break;
+        }
+    }
+    if (k->proto == NET_PROTO_TCP) {
+        tcpseg t = {k->sport, k->dport, k->seq, k->ack, k->flags, k->win, k->mss, k->wscale};
+        net_tcp(w, &c->np, k->dir, k->ts, &t, k->data, k->len, k->frag, k->frag_rev, comment);
+    } else if (k->proto == NET_PROTO_UDP) {
+        net_udp(w, &c->np, k->dir, k->ts, k->sport, k->dport, k->data, k->len, comment);
+    } else {
+        net_arp(w, &c->np, k->dir, k->ts, k->flags, comment);
+    }
+}
+
+void conv_write(capw *w, conv *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (!c->p[i].lost)
+            put_pkt(w, c, i);
+}
+
 int cap_write(const char *path, capw_format fmt, int link, uint32_t snaplen, const char *iface,
               conv *const *cs, size_t ncs, uint64_t *bytes)
 {
@@ -438,33 +520,8 @@ int cap_write(const char *path, capw_format fmt, int link, uint32_t snaplen, con
         errno = e;
         return -1;
     }
-    for (size_t i = 0; i < nr; i++) {
-        conv *c = cs[r[i].ci];
-        const tpkt *k = &c->p[r[i].pi];
-        /* A comment on the first captured packet after a hole of its
-         * direction says what is missing. */
-        const char *comment = k->comment;
-        if (!comment && r[i].pi > 0 && k->proto == NET_PROTO_TCP) {
-            for (size_t j = r[i].pi; j-- > 0;) {
-                const tpkt *q = &c->p[j];
-                if (q->dir != k->dir || q->proto != NET_PROTO_TCP)
-                    continue;
-                if (q->lost)
-                    comment = conv_str(c, "capture hole before this packet: %zu octets at seq %u "
-                                          "were sent but not captured",
-                                       q->len, (unsigned)q->seq);
-                break;
-            }
-        }
-        if (k->proto == NET_PROTO_TCP) {
-            tcpseg t = {k->sport, k->dport, k->seq, k->ack, k->flags, k->win, k->mss, k->wscale};
-            net_tcp(&w, &c->np, k->dir, k->ts, &t, k->data, k->len, k->frag, k->frag_rev, comment);
-        } else if (k->proto == NET_PROTO_UDP) {
-            net_udp(&w, &c->np, k->dir, k->ts, k->sport, k->dport, k->data, k->len, comment);
-        } else {
-            net_arp(&w, &c->np, k->dir, k->ts, k->flags, comment);
-        }
-    }
+    for (size_t i = 0; i < nr; i++)
+        put_pkt(&w, cs[r[i].ci], r[i].pi);
     free(r);
     uint64_t b = w.bytes;
     if (capw_close(&w) != 0)

@@ -94,6 +94,17 @@ int conv_retrans_reseg(conv *c, int dir, unsigned nth);
  * the first copy is the one the receiver kept). */
 int conv_overlap(conv *c, int dir, unsigned nth);
 
+/* Right before the nth captured data segment of dir, a stray copy of it
+ * whose sequence number is moved by delta (modulo 2^32; the receiver's
+ * reassembly must not take it for data, unless it is a small step back:
+ * up to 64 octets back, the copy starts there and carries the true
+ * octets, a resend overlapping what came before). */
+int conv_stray(conv *c, int dir, unsigned nth, uint32_t delta);
+
+/* Right after the nth data segment of dir, a pure ACK from the peer that
+ * acknowledges delta octets more than dir has sent. */
+int conv_stray_ack(conv *c, int dir, unsigned nth, uint32_t delta);
+
 /* Fragment every TCP packet whose IP payload exceeds frag octets. */
 void conv_fragment_big(conv *c, unsigned frag);
 
@@ -107,6 +118,10 @@ uint64_t conv_times(conv *c, uint64_t t0, uint64_t step_ns);
 
 /* Number of packets that carry payload of dir and are captured. */
 size_t conv_data_packets(const conv *c, int dir);
+
+/* Writes the captured packets of c, in list order, into an open writer
+ * (for a conversation inside a capture written some other way). */
+void conv_write(capw *w, conv *c);
 
 /*
  * Writes the captured packets of the conversations, merged by time

@@ -27,4 +27,22 @@ typedef struct big_opts {
  * an I/O error (reported). */
 int gen_big(const char *path, const big_opts *o);
 
+struct scen;
+
+/* Builds the scenario of tests/scenarios.h named slug (scen_cases[]) into
+ * s, which the caller has sc_init()ed.  Returns 0, or -1 for no such
+ * slug. */
+int gen_scen_case(const char *slug, struct scen *s);
+
+/*
+ * Writes the adversarial captures into outdir (which must exist): floods
+ * of half-open and silent MPA connections, lying PD_Lengths, 2^31 and
+ * 2^32 sequence jumps, endless capture holes, an out-of-order flood,
+ * random garbage, a tiny snap length (see adversarial.c).  Deterministic
+ * (fixed seeds), streaming: memory stays at a few MiB whatever the sizes.
+ * Prints one line per file on stderr.  Returns 0, or 2 on an I/O error
+ * (reported).
+ */
+int gen_adversarial(const char *outdir);
+
 #endif

@@ -6,6 +6,7 @@
  *
  *   mpa-capgen [--verify] OUTDIR
  *   mpa-capgen --big FILE [--bytes N] [--conns N] [--seed N] [--active N]
+ *   mpa-capgen --adversarial DIR
  *
  * Output is deterministic: the same options give the same bytes.
  * Exit status: 0 done, 1 --verify found differences, 2 usage or I/O
@@ -24,6 +25,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mpa-capgen [--verify] OUTDIR\n"
             "       mpa-capgen --big FILE [--bytes N] [--conns N] [--seed N] [--active N]\n"
+            "       mpa-capgen --adversarial DIR\n"
             "\n"
             "  OUTDIR        write the reference captures and OUTDIR/MANIFEST.tsv (one line per\n"
             "                capture: file, link/format, expected finding ids, description,\n"
@@ -37,6 +39,10 @@ static void usage(FILE *f)
             "  --conns N     connections (default 1000)\n"
             "  --seed N      random seed (default 1); the same seed gives the same file\n"
             "  --active N    connections open at once (default 256)\n"
+            "  --adversarial DIR\n"
+            "                captures made to break an auditor (floods, lying lengths, sequence\n"
+            "                jumps, endless holes, garbage; scripts/audit-robust.sh runs mpa-audit\n"
+            "                on them); DIR is created if missing\n"
             "  --help        this text\n");
 }
 
@@ -63,7 +69,7 @@ static int parse_size(const char *s, uint64_t *out)
 
 int main(int argc, char **argv)
 {
-    const char *big = NULL, *outdir = NULL;
+    const char *big = NULL, *outdir = NULL, *adv = NULL;
     int verify = 0, big_opt = 0;
     big_opts bo = {1ull << 30, 1000, 1, 256};
     for (int i = 1; i < argc; i++) {
@@ -76,8 +82,8 @@ int main(int argc, char **argv)
             verify = 1;
             continue;
         }
-        if (!strcmp(a, "--big") || !strcmp(a, "--bytes") || !strcmp(a, "--conns") ||
-            !strcmp(a, "--seed") || !strcmp(a, "--active")) {
+        if (!strcmp(a, "--big") || !strcmp(a, "--adversarial") || !strcmp(a, "--bytes") ||
+            !strcmp(a, "--conns") || !strcmp(a, "--seed") || !strcmp(a, "--active")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "mpa-capgen: %s needs a value\n", a);
                 usage(stderr);
@@ -87,6 +93,10 @@ int main(int argc, char **argv)
             uint64_t n = 0;
             if (!strcmp(a, "--big")) {
                 big = v;
+                continue;
+            }
+            if (!strcmp(a, "--adversarial")) {
+                adv = v;
                 continue;
             }
             big_opt = 1;
@@ -117,6 +127,13 @@ int main(int argc, char **argv)
         }
         outdir = a;
     }
+    if (adv) {
+        if (big || big_opt || outdir || verify) {
+            fprintf(stderr, "mpa-capgen: --adversarial DIR takes no other option or OUTDIR\n");
+            return 2;
+        }
+        outdir = adv;
+    }
     if (big) {
         if (outdir || verify) {
             fprintf(stderr, "mpa-capgen: --big FILE takes no OUTDIR or --verify\n");
@@ -141,5 +158,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "mpa-capgen: %s: not a directory\n", outdir);
         return 2;
     }
-    return gen_reference(outdir, verify);
+    return adv ? gen_adversarial(outdir) : gen_reference(outdir, verify);
 }
