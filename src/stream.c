@@ -1602,6 +1602,8 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
         return;
     const char *how = kind == MPA_END_RST ? "RST" : "FIN";
     midstream_note(s, dir);
+    /* Part of a startup frame was sent: not a Responder that never replied. */
+    int frame_started = d->mode == MPA_MODE_STARTUP && (d->sub == SS_PD || (d->sub == SS_HDR && d->nhdr));
     if (d->mode == MPA_MODE_HUNT) {
         hunt_report_skipped(s, dir);
     } else if (d->mode == MPA_MODE_STARTUP && d->sub == SS_HDR && d->nhdr) {
@@ -1609,6 +1611,10 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
                 how, d->nhdr);
         data_add(s, dir, d->frame_off, d->nhdr, "incomplete startup frame");
     } else if (d->mode == MPA_MODE_STARTUP && d->sub == SS_PD) {
+        /* The header is whole: its fields are judged as for a whole frame
+         * (a PD_Length over 512 is wrong whether or not it was kept to). */
+        if (d->fr.kind == MPA_KEY_REQ || d->fr.kind == MPA_KEY_REP)
+            judge_std_frame(s, dir);
         finding(s, dir, d->frame_off + 18, MPA_F_FRM_PDLEN_MATCH,
                 "%s after %u of PD_Length %u private data octets", how, d->pd_seen, d->fr.pd_len);
         data_add(s, dir, d->frame_off, MPA_FRAME_HDR_LEN + (uint64_t)d->pd_seen, "incomplete startup frame");
@@ -1620,7 +1626,7 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     }
     /* The Responder closing after a proper Request without replying. */
     int o = !dir;
-    if (d->role != MPA_ROLE_INITIATOR && !d->have_frame && is_kind(s, o, MPA_KEY_REQ) &&
+    if (d->role != MPA_ROLE_INITIATOR && !d->have_frame && !frame_started && is_kind(s, o, MPA_KEY_REQ) &&
         !s->d[o].improper && !s->d[o].fr.s)
         finding(s, dir, d->off, MPA_F_STA_REJECT,
                 "Responder closed (%s) after a properly formatted Request without a Reply (R=1 expected)",

@@ -334,6 +334,22 @@ static void sc_pdlen_lie(scen_t *s)
     sc_end(s, D1, 0);
 }
 
+/* A PD_Length over 512 is wrong even when the frame is cut short (and a
+ * Reply cut short is not a Responder that never replied). */
+static void sc_pdlen_max_cut(scen_t *s)
+{
+    uint8_t pd[50];
+    memset(pd, 0x5a, sizeof pd);
+    mpa_frame_enc q = sc_req(0, 1), p = sc_rep(0, 1);
+    sc_frame(s, D0, &q);
+    p.pd = pd;
+    p.pd_len = sizeof pd;
+    p.pd_len_override = 65535;
+    sc_frame(s, D1, &p);
+    sc_end(s, D1, 1);
+    sc_end(s, D0, 0);
+}
+
 static void sc_frm_whole(scen_t *s)
 {
     sc_raw(s, D0, "MPA ID Req Fr", 13);
@@ -867,6 +883,8 @@ static const scen_case scen_cases[] = {
     {"r-in-req", "R=1 in a Request", sc_r_in_req, "MPA-FRM-R-REQ"},
     {"pdlen-max", "PD_Length 600", sc_pdlen_max, "MPA-FRM-PDLEN-MAX"},
     {"pdlen-lie", "PD_Length lies", sc_pdlen_lie, "MPA-FRM-PDLEN-MATCH"},
+    {"pdlen-max-cut", "Reply claims PD_Length 65535, then RST", sc_pdlen_max_cut,
+     "MPA-FRM-PDLEN-MAX MPA-FRM-PDLEN-MATCH"},
     {"frm-whole", "half a frame", sc_frm_whole, "MPA-FRM-WHOLE"},
     {"s-pdlen", "S=1 with PD_Length 2", sc_s_pdlen, "MPA-FRM-S-PDLEN"},
     {"resp-wait", "Reply before Request (rule 2)", sc_resp_wait, "MPA-STA-RESP-WAIT"},

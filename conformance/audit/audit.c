@@ -738,7 +738,8 @@ static void t_note(void *user, int dir, tcp_note what, uint64_t off, uint64_t le
         break;
     case TCP_NOTE_OUT_OF_WINDOW:
         conn_note(c, MPA_F_CAP_UNREADABLE, dir, UINT64_MAX, frame,
-                  "segment of %llu octets with a sequence number more than 2^30 away from the expected one: ignored",
+                  "segment of %llu octets outside the window (its sequence number is more than 2^30 from the expected "
+                  "one, or before the start of the stream): ignored",
                   (unsigned long long)len);
         break;
     case TCP_NOTE_EARLY_HOLE:

@@ -493,7 +493,12 @@ static void gen_table(void)
         tc->build(&s);
         netpath np = path_eth(4, 10, 20);
         conv c;
-        conv_scen(&c, &np, &s, (uint16_t)(40000 + i), SERVER_PORT, NULL);
+        /* The client port follows from the slug, not the table position, so
+         * a new scenario does not change the others' captures. */
+        uint32_t h = 2166136261u;
+        for (const char *q = tc->slug; *q; q++)
+            h = (h ^ (uint8_t)*q) * 16777619u;
+        conv_scen(&c, &np, &s, (uint16_t)(40000 + h % 20000), SERVER_PORT, NULL);
         char file[128];
         snprintf(file, sizeof file, "scen-%s.pcap", tc->slug);
         if (write_one(file, CAPW_PCAP, &c) == 0) {
