@@ -26,7 +26,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
 TOOLS     := $(B)/mpa-decode $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids $(B)/mpa-replay
 
 .PHONY: all lib test unit audit-unit audit-golden golden-audit audit-live fuzz-smoke fuzz bench clean deps demo
-all: lib $(TOOLS)
+all: lib $(TOOLS) plugin
 lib: $(B)/libmpa.a $(B)/libmpa.so
 
 $(B)/obj/%.o: src/%.c $(LIB_HDRS)
@@ -59,6 +59,7 @@ unit: $(UNIT_BINS)
 	@scripts/run-tests.sh $(UNIT_BINS)
 
 include conformance/conformance.mk
+include dissector/dissector.mk
 include tests/fuzz/fuzz.mk
 
 test: unit audit-unit golden-check audit-golden audit-live audit-robust fuzz-smoke

@@ -1,14 +1,13 @@
 #!/bin/sh
 # Installs the Debian 12 packages the toolkit builds and tests with.
 # Idempotent: does nothing when everything is there already.
-#   scripts/deps.sh          build and test dependencies (compilers, libpcap,
-#                            cJSON; GNU time for the memory checks)
-#   scripts/deps.sh bench    also tshark, for the comparison in `make bench`
+#   scripts/deps.sh          build and test dependencies: compilers, libpcap,
+#                            cJSON, GNU time (memory checks), Wireshark's
+#                            development files and tshark (the plugin and its
+#                            tests, and the comparison in `make bench`)
+#   scripts/deps.sh bench    the same (kept for the older README)
 set -eu
-pkgs="gcc make libc6-dev pkg-config clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev time"
-if [ "${1:-}" = "bench" ]; then
-    pkgs="$pkgs tshark"
-fi
+pkgs="gcc make libc6-dev pkg-config clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev time wireshark-dev libwireshark-dev libglib2.0-dev tshark"
 missing=""
 for p in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

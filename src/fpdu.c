@@ -245,15 +245,15 @@ uint32_t rx_need(const fpdu_rx *rx)
     return span_with_markers(rx, payload);
 }
 
-mpa_status mpa_fpdu_decode(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg,
-                           mpa_fpdu *out, size_t *need)
+static mpa_status fpdu_decode(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg, mpa_fpdu *out,
+                              size_t *need, int with_crc)
 {
     if (!cfg || !out || (!p && len))
         return MPA_E_ARG;
     if (need)
         *need = 0;
     fpdu_rx rx;
-    rx_init(&rx, cfg->markers, 1, cfg->mark_base, seq);
+    rx_init(&rx, cfg->markers, with_crc, cfg->mark_base, seq);
     out->n_markers = 0;
     size_t i = 0;
     for (;;) {
@@ -283,14 +283,26 @@ mpa_status mpa_fpdu_decode(const uint8_t *p, size_t len, uint32_t seq, const mpa
     out->leading_marker = rx.f.leading_marker;
     out->crc_wire = rx.f.crc_wire;
     out->crc_calc = rx.f.crc_calc;
-    out->crc = !cfg->crc ? MPA_CRC_NOT_CHECKED
-                         : (rx.f.crc_wire == rx.f.crc_calc ? MPA_CRC_GOOD : MPA_CRC_BAD);
+    out->crc = !cfg->crc || !with_crc ? MPA_CRC_NOT_CHECKED
+                                      : (rx.f.crc_wire == rx.f.crc_calc ? MPA_CRC_GOOD : MPA_CRC_BAD);
     size_t ubegin = (out->leading_marker ? MPA_MARKER_LEN : 0) + 2;
     out->ulpdu = p + ubegin;
     for (unsigned k = 0; k < out->n_markers; k++)
         if (out->markers[k].buf_off != 0 && out->markers[k].buf_off < ubegin + out->ulpdu_len)
             out->ulpdu = NULL;
     return MPA_OK;
+}
+
+mpa_status mpa_fpdu_decode(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg,
+                           mpa_fpdu *out, size_t *need)
+{
+    return fpdu_decode(p, len, seq, cfg, out, need, 1);
+}
+
+mpa_status mpa_fpdu_layout(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg,
+                           mpa_fpdu *out, size_t *need)
+{
+    return fpdu_decode(p, len, seq, cfg, out, need, 0);
 }
 
 size_t mpa_fpdu_ulpdu_copy(const uint8_t *p, const mpa_fpdu *f, uint8_t *dst, size_t cap)

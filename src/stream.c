@@ -842,6 +842,7 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     e->crc = !d->crc ? MPA_CRC_NOT_CHECKED : crc_ok ? MPA_CRC_GOOD : MPA_CRC_BAD;
     e->ulpdu = rx->prefix;
     e->ulpdu_avail = rx->f.nprefix;
+    e->marker_phase = (uint16_t)((rx->f.start - rx->mbase) & (MPA_MARKER_INTERVAL - 1));
     size_t need;
     e->ddp_status = mpa_ddp_decode(rx->prefix, rx->f.nprefix, rx->f.ulpdu_len, &e->ddp, &need);
     e->ddp_anomalies = e->ddp_status == MPA_OK ? mpa_ddp_anomalies(&e->ddp) : 0;

@@ -99,6 +99,13 @@ typedef struct mpa_fpdu {
 mpa_status mpa_fpdu_decode(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg,
                            mpa_fpdu *out, size_t *need);
 
+/* The same layout (lengths, pad, markers, the ULPDU slice) without the
+ * CRC32C: out->crc_calc is 0 and out->crc MPA_CRC_NOT_CHECKED.  For a
+ * display that already knows the CRC verdict (the Wireshark plugin
+ * redraws an FPDU the stream engine judged on the first pass). */
+mpa_status mpa_fpdu_layout(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg,
+                           mpa_fpdu *out, size_t *need);
+
 /* Copy the ULPDU of a decoded FPDU (p: the same buffer) with markers
  * removed, at most cap octets; returns the number copied. */
 size_t mpa_fpdu_ulpdu_copy(const uint8_t *p, const mpa_fpdu *f, uint8_t *dst, size_t cap);

@@ -95,6 +95,10 @@ typedef struct mpa_ev_fpdu {
     uint32_t ddp_anomalies;   /* mpa_ddp_anomalies() */
     mpa_rtr_kind rtr;         /* shape of a ready-to-receive message */
     int negotiated_rtr;       /* 1: this is the RTR RFC 6581 required */
+    uint16_t marker_phase;    /* with markers: (sequence number of its first
+                                 octet - the marker base) mod 512, which says
+                                 where its markers fall (mpa_fpdu_decode's
+                                 mark_base = seq - marker_phase) */
 } mpa_ev_fpdu;
 
 typedef struct mpa_ev_finding {

@@ -75,6 +75,16 @@ static void test_draft03_fig6_vector(void)
     T_EQ(ulpdu[0], 0x40);
     T_EQ(ulpdu[13], 0x02); /* MSN 2 */
     T_EQ(ulpdu[18], 0x00); /* the marker is gone */
+    /* The layout alone: the same FPDU, no CRC computed. */
+    mpa_fpdu l;
+    T_EQ(mpa_fpdu_layout(g, sizeof FIG6, 492, &cfg, &l, NULL), MPA_OK);
+    T_EQ(l.wire_len, f.wire_len);
+    T_EQ(l.ulpdu_len, f.ulpdu_len);
+    T_EQ(l.n_markers, 1);
+    T_EQ(l.markers[0].buf_off, 20);
+    T_EQ(l.crc_wire, f.crc_wire);
+    T_EQ(l.crc_calc, 0);
+    T_EQ(l.crc, MPA_CRC_NOT_CHECKED);
     uint8_t out[64];
     size_t w;
     T_EQ(mpa_fpdu_encode(ulpdu, 42, 492, &cfg, NULL, out, sizeof out, &w), MPA_OK);

@@ -1,0 +1,141 @@
+/*
+ * The iWARP MPA plugin's two halves (see packet-iwmpa.c for the why):
+ *
+ *  - track (iwmpa-track.c): runs once per frame, in capture order, on the
+ *    first pass.  It follows each TCP connection (tcp.stream) with the
+ *    auditor's reassembler (conformance/audit/tcp.c) and libmpa's stream
+ *    engine, and keeps, per frame, what happened in it: startup frames,
+ *    FPDUs, data that is not MPA, mode changes, findings.  Nothing here
+ *    builds a tree.
+ *  - render (packet-iwmpa.c): builds the tree and the columns of a frame
+ *    from what track kept, on every pass; values come from libmpa's
+ *    decoders, positions from the frame's (or a reassembled) tvb.
+ *
+ * Everything track keeps lives in wmem_file_scope(): it goes with the file.
+ */
+#ifndef IWMPA_H
+#define IWMPA_H
+
+#include <epan/packet.h>
+#include <stdint.h>
+
+#include "mpa/stream.h"
+
+/* What one item of a frame is. */
+typedef enum iw_kind {
+    IW_FRAME = 0, /* a startup frame (Request, Reply, Start Key, RtR frame) */
+    IW_FPDU,      /* an FPDU */
+    IW_DATA,      /* octets that are not MPA, or could not be decoded */
+    IW_MODE,      /* a direction changed mode */
+    IW_HOLE,      /* octets missing from the capture */
+} iw_kind;
+
+/* A finding, attached to the item of its frame that holds its octet. */
+typedef struct iw_finding {
+    mpa_finding_id id;
+    uint8_t dir;
+    uint64_t off;
+    const char *msg;        /* file scope */
+} iw_finding;
+
+typedef struct iw_item {
+    uint8_t kind;           /* iw_kind */
+    uint8_t dir;            /* 0 client->server, 1 server->client */
+    uint64_t off;           /* stream offset of its first octet */
+    uint32_t len;           /* octets on the wire (markers included) */
+    /* Where the octets are: in this frame's TCP payload at in_frame
+     * (>= 0), or a copy (bytes), or nowhere (-1, NULL).  bytes_len says
+     * how many are there: fewer than len when the item claimed more than
+     * was sent or kept. */
+    int32_t in_frame;
+    const uint8_t *bytes;
+    uint32_t bytes_len;
+    uint32_t first_frame;   /* the frame that carried its first octet */
+    uint32_t seq;           /* sequence number of its first octet */
+    union {
+        struct {
+            mpa_frame fr;   /* fr.pd is NULL (decoded again from the octets) */
+            mpa_role role;
+        } frame;
+        struct {
+            uint64_t index;
+            uint16_t ulpdu_len;
+            uint8_t pad_len, n_markers, markers, crc_checked, crc_ok;
+            uint8_t rtr, negotiated_rtr;
+            uint16_t mphase;      /* (seq - marker base) mod 512, when markers */
+            uint32_t crc_wire, crc_calc;
+        } fpdu;
+        struct {
+            const char *why;      /* static (libmpa) */
+            uint64_t len;
+        } data;
+        struct {
+            uint8_t mode, markers, crc;
+            const char *why;      /* static (libmpa) */
+        } mode;
+    } u;
+    uint16_t first_finding, n_findings; /* into the frame's findings */
+} iw_item;
+
+/* What the connection negotiated (for the summary on every FPDU). */
+typedef struct iw_conv {
+    uint32_t stream;        /* tcp.stream */
+    address addr[2];        /* sender of each direction (file scope copies) */
+    uint16_t port[2];
+    int is_mpa;
+    int midstream;
+    int have_frame[2];
+    mpa_frame frame[2];     /* the startup frame of each direction */
+    uint32_t frame_num[2];  /* where it came */
+    mpa_role role[2];
+    int fpdu_mode[2];
+    int markers[2], crc[2]; /* in force (last mode change to FPDU) */
+    uint32_t mode_frame[2];
+    uint32_t rtr_frame;     /* the negotiated RTR */
+    mpa_rtr_kind rtr;
+} iw_conv;
+
+/* Everything of one frame (p_add_proto_data(..., proto_iwmpa, 0)). */
+typedef struct iw_frame {
+    iw_conv *conv;
+    uint32_t stream;
+    uint8_t dir;            /* direction of this frame's segment */
+    uint64_t seg_off;       /* stream offset of this frame's TCP payload */
+    uint32_t seg_len;
+    uint16_t n_items, n_findings;
+    iw_item *items;
+    iw_finding *findings;
+    uint16_t n_loose;       /* findings not on an item of this frame (first n_loose) */
+} iw_frame;
+
+/* The settings track works with (from the preferences). */
+typedef struct iw_prefs {
+    range_t *ports;         /* MPA assumed on these (mid-stream) */
+    uint8_t mid_markers[2]; /* mpa_tri: [0] sent to the port, [1] from it */
+    uint8_t mid_crc[2];
+} iw_prefs;
+
+/* One TCP segment as the postdissector found it in the frame. */
+typedef struct iw_seg {
+    uint32_t stream;
+    int dir_hint;           /* not used: direction comes from addresses */
+    const address *src, *dst;
+    uint16_t sport, dport;
+    uint32_t seq, ack;
+    int syn, ack_flag, fin, rst;
+    uint16_t mss;
+    tvbuff_t *tvb;          /* holds the payload */
+    int payload_off;
+    uint32_t payload_len;   /* captured */
+    uint32_t payload_wire;  /* declared by the headers */
+} iw_seg;
+
+void iw_track_init(void);
+void iw_track_cleanup(void);
+
+/* First pass: follow seg (frame number num) and return what happened in
+ * this frame (NULL when it is not an MPA connection's). forced: the
+ * connection was given to iwmpa with Decode As. */
+iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, int forced);
+
+#endif

@@ -1,0 +1,832 @@
+/*
+ * iWARP MPA, DDP and RDMAP for Wireshark 4.0, decoded and judged by
+ * libmpa: MPA (RFC 5044, RFC 6581), DDP (RFC 5041), RDMAP (RFC 5040,
+ * RFC 7306).  Protocols iwmpa, iwddp, iwrdmap (the built-in dissectors
+ * are iwarp_mpa, iwarp_ddp, iwarp_rdma; "ddp" is AppleTalk's).
+ *
+ * Why a postdissector.  MPA has no port of its own, and the ports iWARP
+ * runs on are claimed by other dissectors (445 SMB Direct, 5445, 3260
+ * iSER, 4791, 20049 NFS/RDMA): a TCP subdissector (by port or heuristic)
+ * would never see those segments once SMB or NFS took them.  A
+ * postdissector runs after every other dissector on every frame,
+ * whatever claimed the payload; it asks TCP for the fields it needs
+ * (set_postdissector_wanted_hfids, so they exist also without a visible
+ * tree) and reads the TCP payload octets where the TCP header says they
+ * are.  It works the same whether the built-in iWARP dissectors are on
+ * or off; by default the plugin turns them off (preference "in_charge")
+ * so a frame is not decoded twice.
+ *
+ * Why two halves.  Wireshark dissects frames again in any order (GUI),
+ * while MPA can only be decoded along each TCP stream.  So the first
+ * pass follows the streams (iwmpa-track.c) and keeps, per frame, what
+ * libmpa said; this file draws a frame's tree from that on every pass.
+ * Field values come from libmpa's decoders (mpa_frame_decode,
+ * mpa_fpdu_layout, mpa_ddp_decode) run on the frame's octets; the CRC
+ * verdict and the findings are the stream engine's from the first pass.
+ */
+#include <wireshark.h>
+
+#include <epan/expert.h>
+#include <epan/packet.h>
+#include <epan/prefs.h>
+#include <epan/proto_data.h>
+#include <epan/conversation.h>
+#include <epan/to_str.h>
+#include <string.h>
+
+#include "iwmpa.h"
+#include "mpa/ddp.h"
+#include "mpa/describe.h"
+#include "mpa/fpdu.h"
+#include "mpa/frame.h"
+
+void proto_register_iwmpa(void);
+void proto_reg_handoff_iwmpa(void);
+
+static int proto_iwmpa = -1, proto_iwddp = -1, proto_iwrdmap = -1;
+static dissector_handle_t iwmpa_post_handle, iwmpa_port_handle;
+
+/* TCP's fields, found by name at handoff. */
+static int hf_tcp_srcport = -1, hf_tcp_dstport = -1, hf_tcp_seq_raw = -1, hf_tcp_ack_raw = -1, hf_tcp_len = -1,
+           hf_tcp_hdr_len = -1, hf_tcp_stream = -1, hf_tcp_syn = -1, hf_tcp_ack = -1, hf_tcp_fin = -1,
+           hf_tcp_rst = -1, hf_tcp_mss = -1;
+
+/* ---- fields ------------------------------------------------------------ */
+
+static int hf_direction = -1, hf_conv = -1, hf_conv_initiator = -1, hf_conv_responder = -1, hf_conv_request_frame = -1,
+           hf_conv_reply_frame = -1, hf_conv_rev = -1, hf_conv_enhanced = -1, hf_conv_crc = -1, hf_conv_markers_c2s = -1,
+           hf_conv_markers_s2c = -1, hf_conv_ird = -1, hf_conv_ord = -1, hf_conv_rtr = -1, hf_conv_rtr_frame = -1,
+           hf_conv_midstream = -1;
+static int hf_frame = -1, hf_key = -1, hf_key_kind = -1, hf_role = -1, hf_m = -1, hf_c = -1, hf_r = -1, hf_s = -1,
+           hf_res = -1, hf_rev = -1, hf_sk_m = -1, hf_sk_c = -1, hf_sk_res = -1, hf_sk_rev = -1, hf_pd_length = -1,
+           hf_enh = -1, hf_enh_a = -1, hf_enh_b = -1, hf_enh_ird = -1, hf_enh_c = -1, hf_enh_d = -1, hf_enh_ord = -1,
+           hf_private_data = -1;
+static int hf_fpdu = -1, hf_fpdu_index = -1, hf_ulpdu_length = -1, hf_ulpdu = -1, hf_pad = -1, hf_crc = -1,
+           hf_crc_status = -1, hf_marker = -1, hf_marker_res = -1, hf_marker_ptr = -1, hf_rtr = -1,
+           hf_rtr_negotiated = -1, hf_fpdu_first_frame = -1;
+static int hf_not_mpa = -1, hf_not_mpa_data = -1, hf_not_mpa_why = -1, hf_hole = -1, hf_mode = -1, hf_finding = -1;
+static int hf_ddp_t = -1, hf_ddp_l = -1, hf_ddp_rsvd = -1, hf_ddp_dv = -1, hf_ddp_rsvdulp = -1, hf_ddp_stag = -1,
+           hf_ddp_to = -1, hf_ddp_qn = -1, hf_ddp_msn = -1, hf_ddp_mo = -1, hf_ddp_payload_len = -1;
+static int hf_rdmap_rv = -1, hf_rdmap_rsvd = -1, hf_rdmap_opcode = -1, hf_rdmap_inv_stag = -1, hf_rr_sink_stag = -1,
+           hf_rr_sink_to = -1, hf_rr_size = -1, hf_rr_src_stag = -1, hf_rr_src_to = -1, hf_term_layer = -1,
+           hf_term_etype = -1, hf_term_code = -1, hf_term_name = -1, hf_term_m = -1, hf_term_d = -1, hf_term_r = -1,
+           hf_term_rsvd = -1, hf_term_seglen = -1, hf_term_ddp_hdr = -1, hf_term_rdma_hdr = -1, hf_at_aop = -1,
+           hf_at_rsvd = -1, hf_at_req_id = -1, hf_at_stag = -1, hf_at_to = -1, hf_at_add_swap = -1,
+           hf_at_add_swap_mask = -1, hf_at_compare = -1, hf_at_compare_mask = -1, hf_ar_orig_req_id = -1,
+           hf_ar_orig_value = -1, hf_imm_data = -1;
+
+static gint ett_iwmpa = -1, ett_conv = -1, ett_frame = -1, ett_enh = -1, ett_fpdu = -1, ett_marker = -1,
+            ett_ddp = -1, ett_rdmap = -1, ett_term = -1, ett_term_ddp = -1;
+
+/* One expert info per rule of the table (include/mpa/findings.def). */
+static expert_field ei_rule[MPA_F__COUNT];
+
+/* ---- preferences --------------------------------------------------------- */
+
+static gboolean pref_in_charge = TRUE;
+static range_t *pref_ports;
+static gint pref_mid_markers_to = MPA_TRI_UNKNOWN, pref_mid_markers_from = MPA_TRI_UNKNOWN,
+            pref_mid_crc_to = MPA_TRI_UNKNOWN, pref_mid_crc_from = MPA_TRI_UNKNOWN;
+static iw_prefs g_prefs;
+
+static const enum_val_t tri_vals[] = {
+    {"auto", "Inferred from the octets", MPA_TRI_UNKNOWN},
+    {"on", "On", MPA_TRI_ON},
+    {"off", "Off", MPA_TRI_OFF},
+    {NULL, NULL, 0},
+};
+
+static const value_string opcode_vals[] = {
+    {MPA_RDMAP_RDMA_WRITE, "RDMA Write"},
+    {MPA_RDMAP_READ_REQUEST, "RDMA Read Request"},
+    {MPA_RDMAP_READ_RESPONSE, "RDMA Read Response"},
+    {MPA_RDMAP_SEND, "Send"},
+    {MPA_RDMAP_SEND_INVALIDATE, "Send with Invalidate"},
+    {MPA_RDMAP_SEND_SE, "Send with Solicited Event"},
+    {MPA_RDMAP_SEND_SE_INVALIDATE, "Send with Solicited Event and Invalidate"},
+    {MPA_RDMAP_TERMINATE, "Terminate"},
+    {MPA_RDMAP_IMMEDIATE, "Immediate Data"},
+    {MPA_RDMAP_IMMEDIATE_SE, "Immediate Data with Solicited Event"},
+    {MPA_RDMAP_ATOMIC_REQUEST, "Atomic Request"},
+    {MPA_RDMAP_ATOMIC_RESPONSE, "Atomic Response"},
+    {0, NULL},
+};
+
+static const value_string layer_vals[] = {
+    {MPA_TERM_LAYER_RDMAP, "RDMAP"}, {MPA_TERM_LAYER_DDP, "DDP"}, {MPA_TERM_LAYER_LLP, "LLP (MPA)"}, {0, NULL}};
+
+static const value_string dir_vals[] = {{0, "client->server"}, {1, "server->client"}, {0, NULL}};
+
+static void apply_prefs(void)
+{
+    g_prefs.ports = pref_ports;
+    g_prefs.mid_markers[0] = (uint8_t)pref_mid_markers_to;
+    g_prefs.mid_markers[1] = (uint8_t)pref_mid_markers_from;
+    g_prefs.mid_crc[0] = (uint8_t)pref_mid_crc_to;
+    g_prefs.mid_crc[1] = (uint8_t)pref_mid_crc_from;
+    /* One decoder at a time: ours, or the built-in ones. */
+    static const char *const builtin[] = {"iwarp_mpa", "iwarp_ddp", "iwarp_rdma"};
+    for (unsigned i = 0; i < G_N_ELEMENTS(builtin); i++) {
+        int id = proto_get_id_by_filter_name(builtin[i]);
+        if (id >= 0)
+            proto_set_decoding(id, !pref_in_charge);
+    }
+}
+
+/* ---- finding the TCP segment --------------------------------------------- */
+
+/* The field hf of the TCP header at [lo, hi) of tvb, or NULL. */
+static field_info *field_in(proto_tree *tree, int hf, tvbuff_t *tvb, int lo, int hi)
+{
+    GPtrArray *a = hf >= 0 ? proto_get_finfo_ptr_array(tree, hf) : NULL;
+    if (!a)
+        return NULL;
+    for (guint i = a->len; i-- > 0;) {
+        field_info *fi = g_ptr_array_index(a, i);
+        if (fi->ds_tvb == tvb && fi->start >= lo && fi->start < hi)
+            return fi;
+    }
+    return NULL;
+}
+
+static guint32 fi_uint(field_info *fi)
+{
+    if (!fi)
+        return 0;
+    enum ftenum t = fi->hfinfo->type;
+    if (IS_FT_UINT32(t))
+        return fvalue_get_uinteger(&fi->value);
+    if (IS_FT_UINT64(t) || t == FT_BOOLEAN)
+        return (guint32)fvalue_get_uinteger64(&fi->value);
+    return 0;
+}
+
+/* The innermost TCP header of the frame, and where its payload is. */
+static gboolean find_tcp(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
+{
+    if (!tree)
+        return FALSE;
+    GPtrArray *a = proto_get_finfo_ptr_array(tree, hf_tcp_srcport);
+    if (!a || !a->len)
+        return FALSE;
+    field_info *sp = g_ptr_array_index(a, a->len - 1);
+    tvbuff_t *tvb = sp->ds_tvb;
+    int lo = sp->start, hi = sp->start + 60;
+    field_info *hl = field_in(tree, hf_tcp_hdr_len, tvb, lo, hi), *dp = field_in(tree, hf_tcp_dstport, tvb, lo, hi),
+               *sq = field_in(tree, hf_tcp_seq_raw, tvb, lo, hi), *st = field_in(tree, hf_tcp_stream, tvb, lo, hi);
+    GPtrArray *la = proto_get_finfo_ptr_array(tree, hf_tcp_len), *sa = proto_get_finfo_ptr_array(tree, hf_tcp_stream);
+    if (!hl || !dp || !sq || !la || !la->len)
+        return FALSE;
+    /* tcp.len and tcp.stream are generated fields: take the last ones. */
+    field_info *ln = g_ptr_array_index(la, la->len - 1);
+    if (!st && sa && sa->len)
+        st = g_ptr_array_index(sa, sa->len - 1);
+    if (!st)
+        return FALSE;
+    memset(seg, 0, sizeof *seg);
+    seg->stream = fi_uint(st);
+    seg->src = &pinfo->net_src;
+    seg->dst = &pinfo->net_dst;
+    seg->sport = (uint16_t)fi_uint(sp);
+    seg->dport = (uint16_t)fi_uint(dp);
+    seg->seq = fi_uint(sq);
+    field_info *ak = field_in(tree, hf_tcp_ack_raw, tvb, lo, hi);
+    seg->ack = fi_uint(ak);
+    seg->syn = fi_uint(field_in(tree, hf_tcp_syn, tvb, lo, hi)) != 0;
+    seg->ack_flag = fi_uint(field_in(tree, hf_tcp_ack, tvb, lo, hi)) != 0;
+    seg->fin = fi_uint(field_in(tree, hf_tcp_fin, tvb, lo, hi)) != 0;
+    seg->rst = fi_uint(field_in(tree, hf_tcp_rst, tvb, lo, hi)) != 0;
+    guint32 hdr = fi_uint(hl);
+    seg->mss = (uint16_t)fi_uint(field_in(tree, hf_tcp_mss, tvb, lo, lo + (int)hdr));
+    seg->tvb = tvb;
+    seg->payload_off = sp->start + (int)hdr;
+    seg->payload_wire = fi_uint(ln);
+    int cap = (int)tvb_captured_length(tvb) - seg->payload_off;
+    if (cap < 0)
+        cap = 0;
+    seg->payload_len = (uint32_t)MIN((guint32)cap, seg->payload_wire);
+    return TRUE;
+}
+
+/* ---- drawing ----------------------------------------------------------- */
+
+static void add_findings(packet_info *pinfo, proto_item *pi, const iw_frame *fr, unsigned first, unsigned n,
+                         proto_tree *tree, tvbuff_t *tvb)
+{
+    for (unsigned i = first; i < first + n && i < fr->n_findings; i++) {
+        const iw_finding *f = &fr->findings[i];
+        const mpa_rule *r = mpa_rule_get(f->id);
+        if (!r)
+            continue;
+        proto_item *fi = proto_tree_add_string(tree, hf_finding, tvb, 0, 0, r->id);
+        proto_item_set_generated(fi);
+        expert_add_info_format(pinfo, pi ? pi : fi, &ei_rule[f->id], "%s: %s", r->id, f->msg);
+    }
+}
+
+/* The octets of an item: this frame's payload, or the copy track kept. */
+static tvbuff_t *item_tvb(const iw_item *it, packet_info *pinfo, tvbuff_t *payload, const char *what)
+{
+    if (it->in_frame >= 0 && payload && it->bytes_len &&
+        (guint)it->in_frame + it->bytes_len <= tvb_captured_length(payload))
+        return tvb_new_subset_length(payload, it->in_frame, (gint)it->bytes_len);
+    if (it->bytes && payload) {
+        tvbuff_t *t = tvb_new_child_real_data(payload, it->bytes, it->bytes_len, it->bytes_len);
+        add_new_data_source(pinfo, t, what);
+        return t;
+    }
+    return NULL;
+}
+
+static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, tvbuff_t *payload,
+                       const iw_frame *fr, wmem_strbuf_t *info)
+{
+    tvbuff_t *t = item_tvb(it, pinfo, payload, "Reassembled MPA startup frame");
+    const mpa_frame *f = &it->u.frame.fr;
+    char sum[256];
+    mpa_frame_summary(f, sum, sizeof sum);
+    wmem_strbuf_append_printf(info, "%s%s", wmem_strbuf_get_len(info) ? ", " : "", sum);
+    proto_item *ti = proto_tree_add_none_format(tree, hf_frame, t ? t : payload, 0, t ? -1 : 0, "%s", sum);
+    proto_tree *st = proto_item_add_subtree(ti, ett_frame);
+    if (!t || tvb_captured_length(t) < MPA_KEY_LEN) {
+        /* Its octets are not at hand: what the first pass said. */
+        add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, st, payload);
+        return;
+    }
+    proto_item *x = proto_tree_add_uint(st, hf_direction, t, 0, 0, it->dir);
+    proto_item_set_generated(x);
+    x = proto_tree_add_string(st, hf_role, t, 0, 0, mpa_role_str(it->u.frame.role));
+    proto_item_set_generated(x);
+    /* The values are libmpa's, decoded again from the octets when they
+     * are here (private data included), else the first pass's. */
+    mpa_frame d = *f;
+    guint avail = t ? tvb_captured_length(t) : 0;
+    if (t) {
+        size_t need;
+        mpa_frame_decode(tvb_get_ptr(t, 0, avail), avail, &d, &need);
+    }
+    size_t klen = d.kind == MPA_KEY_STARTKEY ? 15 : MPA_KEY_LEN;
+    if (avail < (d.kind == MPA_KEY_STARTKEY ? 16u : (guint)MPA_FRAME_HDR_LEN)) {
+        proto_tree_add_bytes(st, hf_key, t, 0, (gint)MIN(klen, avail), d.key);
+        add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, st, t);
+        return;
+    }
+    proto_tree_add_bytes(st, hf_key, t, 0, t ? (gint)klen : 0, d.key);
+    x = proto_tree_add_string(st, hf_key_kind, t, 0, t ? (gint)klen : 0, mpa_key_kind_name(d.kind));
+    proto_item_set_generated(x);
+    if (d.kind == MPA_KEY_STARTKEY) {
+        proto_tree_add_boolean(st, hf_sk_m, t, 15, 1, d.m ? 0x80 : 0);
+        proto_tree_add_boolean(st, hf_sk_c, t, 15, 1, d.c ? 0x40 : 0);
+        proto_tree_add_uint(st, hf_sk_res, t, 15, 1, (guint32)d.res << 4);
+        proto_tree_add_uint(st, hf_sk_rev, t, 15, 1, d.rev);
+    } else {
+        proto_tree_add_boolean(st, hf_m, t, 16, 1, d.m ? 0x80 : 0);
+        proto_tree_add_boolean(st, hf_c, t, 16, 1, d.c ? 0x40 : 0);
+        proto_tree_add_boolean(st, hf_r, t, 16, 1, d.r ? 0x20 : 0);
+        proto_tree_add_boolean(st, hf_s, t, 16, 1, d.s ? 0x10 : 0);
+        proto_tree_add_uint(st, hf_res, t, 16, 1, d.res);
+        proto_tree_add_uint(st, hf_rev, t, 17, 1, d.rev);
+        proto_tree_add_uint(st, hf_pd_length, t, 18, 2, d.pd_len);
+        if (d.has_enh && avail >= 24) {
+            proto_item *ei = proto_tree_add_none_format(st, hf_enh, t, 20, 4,
+                                                         "Enhanced connection data (RFC 6581): IRD %u ORD %u%s%s%s%s",
+                                                         d.enh.ird, d.enh.ord, d.enh.a ? " A" : "", d.enh.b ? " B" : "",
+                                                         d.enh.c ? " C" : "", d.enh.d ? " D" : "");
+            proto_tree *et = proto_item_add_subtree(ei, ett_enh);
+            guint32 w = mpa_enh_pack(&d.enh);
+            proto_tree_add_boolean(et, hf_enh_a, t, 20, 4, w);
+            proto_tree_add_boolean(et, hf_enh_b, t, 20, 4, w);
+            proto_tree_add_uint(et, hf_enh_ird, t, 20, 4, w);
+            proto_tree_add_boolean(et, hf_enh_c, t, 20, 4, w);
+            proto_tree_add_boolean(et, hf_enh_d, t, 20, 4, w);
+            proto_tree_add_uint(et, hf_enh_ord, t, 20, 4, w);
+        }
+        guint pd_at = 20 + (d.has_enh ? MPA_ENH_LEN : 0);
+        if (t && d.pd_len > (d.has_enh ? MPA_ENH_LEN : 0u) && avail > pd_at)
+            proto_tree_add_item(st, hf_private_data, t, pd_at, MIN(avail, 20u + d.pd_len) - pd_at, ENC_NA);
+    }
+    add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, st, t);
+}
+
+static void draw_ddp_hdr(proto_tree *tree, tvbuff_t *t, int at, const mpa_ddp_hdr *h)
+{
+    proto_tree_add_boolean(tree, hf_ddp_t, t, at, 1, h->tagged ? 0x80 : 0);
+    proto_tree_add_boolean(tree, hf_ddp_l, t, at, 1, h->last ? 0x40 : 0);
+    proto_tree_add_uint(tree, hf_ddp_rsvd, t, at, 1, (guint32)h->ddp_rsvd << 2);
+    proto_tree_add_uint(tree, hf_ddp_dv, t, at, 1, h->dv);
+    proto_tree_add_uint(tree, hf_rdmap_rv, t, at + 1, 1, (guint32)h->rv << 6);
+    proto_tree_add_uint(tree, hf_rdmap_rsvd, t, at + 1, 1, (guint32)h->rdmap_rsvd << 4);
+    proto_tree_add_uint(tree, hf_rdmap_opcode, t, at + 1, 1, h->opcode);
+    if (h->tagged) {
+        proto_tree_add_uint(tree, hf_ddp_stag, t, at + 2, 4, h->stag);
+        proto_tree_add_uint64(tree, hf_ddp_to, t, at + 6, 8, h->to);
+    } else {
+        if (h->opcode == MPA_RDMAP_SEND_INVALIDATE || h->opcode == MPA_RDMAP_SEND_SE_INVALIDATE)
+            proto_tree_add_uint(tree, hf_rdmap_inv_stag, t, at + 2, 4, h->rsvdulp);
+        else
+            proto_tree_add_uint(tree, hf_ddp_rsvdulp, t, at + 2, 4, h->rsvdulp);
+        proto_tree_add_uint(tree, hf_ddp_qn, t, at + 6, 4, h->qn);
+        proto_tree_add_uint(tree, hf_ddp_msn, t, at + 10, 4, h->msn);
+        proto_tree_add_uint(tree, hf_ddp_mo, t, at + 14, 4, h->mo);
+    }
+}
+
+/* DDP and RDMAP headers at the start of the ULPDU u (markers removed). */
+static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_info *pinfo, wmem_strbuf_t *info)
+{
+    guint avail = MIN(tvb_captured_length(u), MPA_DDP_MAX_STRUCT_LEN);
+    mpa_ddp d;
+    size_t need;
+    mpa_status st = mpa_ddp_decode(avail ? tvb_get_ptr(u, 0, avail) : NULL, avail, ulpdu_len, &d, &need);
+    char sum[256];
+    mpa_ddp_summary(&d, st, sum, sizeof sum);
+    wmem_strbuf_append_printf(info, "%s%s", wmem_strbuf_get_len(info) ? ", " : "", sum);
+    if (st == MPA_E_ARG || !d.hdr_len)
+        return;
+    proto_item *di = proto_tree_add_item(tree, proto_iwddp, u, 0, (gint)MIN(d.hdr_len, avail), ENC_NA);
+    proto_item_append_text(di, ", %s, %s", d.hdr.tagged ? "tagged" : "untagged", d.hdr.last ? "last" : "not last");
+    proto_tree *dt = proto_item_add_subtree(di, ett_ddp);
+    draw_ddp_hdr(dt, u, 0, &d.hdr);
+    proto_item *pl = proto_tree_add_uint(dt, hf_ddp_payload_len, u, 0, 0, (guint32)d.payload_len);
+    proto_item_set_generated(pl);
+    proto_item *ri = proto_tree_add_item(tree, proto_iwrdmap, u, 0, (gint)MIN(d.need_len, avail), ENC_NA);
+    proto_item_append_text(ri, ", %s", val_to_str_const(d.hdr.opcode, opcode_vals, "Reserved"));
+    proto_tree *rt = proto_item_add_subtree(ri, ett_rdmap);
+    int at = (int)d.hdr_len;
+    switch (d.hdr.opcode) {
+    case MPA_RDMAP_READ_REQUEST:
+        proto_tree_add_uint(rt, hf_rr_sink_stag, u, at, 4, d.u.rreq.sink_stag);
+        proto_tree_add_uint64(rt, hf_rr_sink_to, u, at + 4, 8, d.u.rreq.sink_to);
+        proto_tree_add_uint(rt, hf_rr_size, u, at + 12, 4, d.u.rreq.size);
+        proto_tree_add_uint(rt, hf_rr_src_stag, u, at + 16, 4, d.u.rreq.src_stag);
+        proto_tree_add_uint64(rt, hf_rr_src_to, u, at + 20, 8, d.u.rreq.src_to);
+        break;
+    case MPA_RDMAP_TERMINATE: {
+        const mpa_term *tm = &d.u.term;
+        char name[160];
+        snprintf(name, sizeof name, "%s/%s %s", mpa_term_layer_name(tm->layer),
+                 mpa_term_etype_name(tm->layer, tm->etype), mpa_term_code_name(tm->layer, tm->etype, tm->code));
+        proto_item *ti = proto_tree_add_string(rt, hf_term_name, u, at, 4, name);
+        proto_item_set_generated(ti);
+        proto_tree *tt = proto_item_add_subtree(ti, ett_term);
+        proto_tree_add_uint(tt, hf_term_layer, u, at, 1, (guint32)tm->layer << 4);
+        proto_tree_add_uint(tt, hf_term_etype, u, at, 1, tm->etype);
+        proto_tree_add_uint(tt, hf_term_code, u, at + 1, 1, tm->code);
+        guint32 w = (guint32)tm->m << 15 | (guint32)tm->d << 14 | (guint32)tm->r << 13 | tm->rsvd;
+        proto_tree_add_boolean(tt, hf_term_m, u, at + 2, 2, w);
+        proto_tree_add_boolean(tt, hf_term_d, u, at + 2, 2, w);
+        proto_tree_add_boolean(tt, hf_term_r, u, at + 2, 2, w);
+        proto_tree_add_uint(tt, hf_term_rsvd, u, at + 2, 2, w);
+        int p = at + 4;
+        if (tm->seglen_present) {
+            proto_tree_add_uint(tt, hf_term_seglen, u, p, 2, tm->seglen);
+            p += 2;
+        }
+        if (tm->has_ddp_hdr && d.complete) {
+            proto_item *hi = proto_tree_add_item(tt, hf_term_ddp_hdr, u, p, (gint)tm->ddp_hdr_len, ENC_NA);
+            draw_ddp_hdr(proto_item_add_subtree(hi, ett_term_ddp), u, p, &tm->ddp_hdr);
+            p += (int)tm->ddp_hdr_len;
+        }
+        if (tm->r && d.complete)
+            proto_tree_add_item(tt, hf_term_rdma_hdr, u, p, (gint)tm->rdma_hdr_len, ENC_NA);
+        break;
+    }
+    case MPA_RDMAP_ATOMIC_REQUEST: {
+        const mpa_atomic_req *a = &d.u.atomic_req;
+        proto_tree_add_uint(rt, hf_at_rsvd, u, at, 4, a->rsvd << 4);
+        proto_tree_add_uint(rt, hf_at_aop, u, at, 4, a->aop);
+        proto_tree_add_uint(rt, hf_at_req_id, u, at + 4, 4, a->req_id);
+        proto_tree_add_uint(rt, hf_at_stag, u, at + 8, 4, a->stag);
+        proto_tree_add_uint64(rt, hf_at_to, u, at + 12, 8, a->to);
+        proto_tree_add_uint64(rt, hf_at_add_swap, u, at + 20, 8, a->add_swap_data);
+        proto_tree_add_uint64(rt, hf_at_add_swap_mask, u, at + 28, 8, a->add_swap_mask);
+        proto_tree_add_uint64(rt, hf_at_compare, u, at + 36, 8, a->compare_data);
+        proto_tree_add_uint64(rt, hf_at_compare_mask, u, at + 44, 8, a->compare_mask);
+        break;
+    }
+    case MPA_RDMAP_ATOMIC_RESPONSE:
+        proto_tree_add_uint(rt, hf_ar_orig_req_id, u, at, 4, d.u.atomic_resp.orig_req_id);
+        proto_tree_add_uint64(rt, hf_ar_orig_value, u, at + 4, 8, d.u.atomic_resp.orig_value);
+        break;
+    case MPA_RDMAP_IMMEDIATE:
+    case MPA_RDMAP_IMMEDIATE_SE:
+        proto_tree_add_uint64(rt, hf_imm_data, u, at, 8, d.u.imm.data);
+        break;
+    default:
+        break;
+    }
+    (void)pinfo;
+}
+
+static const char *rtr_word(unsigned k)
+{
+    return k == MPA_RTR_SEND ? "zero-length Send" : k == MPA_RTR_WRITE ? "zero-length RDMA Write"
+                                                   : k == MPA_RTR_READ ? "zero-length RDMA Read Request" : "none";
+}
+
+static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, tvbuff_t *payload, const iw_frame *fr,
+                      wmem_strbuf_t *info)
+{
+    tvbuff_t *t = item_tvb(it, pinfo, payload, "Reassembled FPDU");
+    proto_item *ti = proto_tree_add_none_format(tree, hf_fpdu, t ? t : payload, 0, t ? -1 : 0,
+                                                "FPDU #%" PRIu64 ", ULPDU %u octets%s%s", it->u.fpdu.index + 1,
+                                                it->u.fpdu.ulpdu_len, it->u.fpdu.n_markers ? ", markers" : "",
+                                                it->u.fpdu.crc_checked ? (it->u.fpdu.crc_ok ? ", CRC good" : ", CRC bad")
+                                                                       : "");
+    proto_tree *ft = proto_item_add_subtree(ti, ett_fpdu);
+    proto_item *x = proto_tree_add_uint(ft, hf_direction, t, 0, 0, it->dir);
+    proto_item_set_generated(x);
+    x = proto_tree_add_uint64(ft, hf_fpdu_index, t, 0, 0, it->u.fpdu.index + 1);
+    proto_item_set_generated(x);
+    if (it->first_frame != pinfo->num || it->in_frame < 0) {
+        x = proto_tree_add_uint(ft, hf_fpdu_first_frame, t, 0, 0, it->first_frame);
+        proto_item_set_generated(x);
+    }
+    if (it->u.fpdu.rtr) {
+        x = proto_tree_add_string(ft, hf_rtr, t, 0, 0, rtr_word(it->u.fpdu.rtr));
+        proto_item_set_generated(x);
+        x = proto_tree_add_boolean(ft, hf_rtr_negotiated, t, 0, 0, it->u.fpdu.negotiated_rtr);
+        proto_item_set_generated(x);
+    }
+    if (!t || tvb_captured_length(t) < it->len) {
+        /* The octets are gone (too long to keep): the verdicts remain. */
+        wmem_strbuf_append_printf(info, "%sFPDU ULPDU %u octets", wmem_strbuf_get_len(info) ? ", " : "",
+                                  it->u.fpdu.ulpdu_len);
+        add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, ft, t ? t : payload);
+        return;
+    }
+    mpa_fpdu_cfg cfg;
+    cfg.markers = it->u.fpdu.markers;
+    cfg.crc = it->u.fpdu.crc_checked;
+    cfg.mark_base = it->seq - it->u.fpdu.mphase;
+    mpa_fpdu f;
+    size_t need;
+    const uint8_t *p = tvb_get_ptr(t, 0, it->len);
+    if (mpa_fpdu_layout(p, it->len, it->seq, &cfg, &f, &need) != MPA_OK) {
+        add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, ft, t);
+        return;
+    }
+    for (unsigned k = 0; k < f.n_markers; k++) {
+        const mpa_marker *m = &f.markers[k];
+        proto_item *mi = proto_tree_add_none_format(ft, hf_marker, t, (gint)m->buf_off, MPA_MARKER_LEN,
+                                                    "Marker: FPDUPTR %u%s", m->fpduptr,
+                                                    m->buf_off == 0 ? " (between FPDUs: this FPDU's)" : "");
+        proto_tree *mt = proto_item_add_subtree(mi, ett_marker);
+        proto_tree_add_uint(mt, hf_marker_res, t, (gint)m->buf_off, 2, m->reserved);
+        proto_tree_add_uint(mt, hf_marker_ptr, t, (gint)m->buf_off + 2, 2, m->fpduptr);
+    }
+    int at = f.leading_marker ? MPA_MARKER_LEN : 0;
+    proto_tree_add_uint(ft, hf_ulpdu_length, t, at, 2, f.ulpdu_len);
+    tvbuff_t *u;
+    if (f.ulpdu) {
+        u = tvb_new_subset_length(t, at + 2, f.ulpdu_len);
+    } else {
+        uint8_t *copy = wmem_alloc(pinfo->pool, f.ulpdu_len ? f.ulpdu_len : 1);
+        mpa_fpdu_ulpdu_copy(p, &f, copy, f.ulpdu_len);
+        u = tvb_new_child_real_data(t, copy, f.ulpdu_len, f.ulpdu_len);
+        add_new_data_source(pinfo, u, "ULPDU (markers removed)");
+    }
+    proto_tree_add_item(ft, hf_ulpdu, u, 0, -1, ENC_NA);
+    int crc_at = (int)f.wire_len - 4;
+    if (f.pad_len)
+        proto_tree_add_item(ft, hf_pad, t, crc_at - f.pad_len, f.pad_len, ENC_NA);
+    proto_tree_add_checksum(ft, t, crc_at, hf_crc, hf_crc_status, NULL, pinfo, it->u.fpdu.crc_calc, ENC_LITTLE_ENDIAN,
+                            it->u.fpdu.crc_checked ? PROTO_CHECKSUM_VERIFY : PROTO_CHECKSUM_NO_FLAGS);
+    draw_ulpdu(ft, u, f.ulpdu_len, pinfo, info);
+    add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, ft, t);
+}
+
+static void draw_conv(proto_tree *tree, tvbuff_t *tvb, const iw_conv *cv)
+{
+    proto_item *ci = proto_tree_add_none_format(tree, hf_conv, tvb, 0, 0, "Connection (tcp.stream %u)%s", cv->stream,
+                                                cv->midstream ? ": captured mid-stream" : "");
+    proto_item_set_generated(ci);
+    proto_tree *ct = proto_item_add_subtree(ci, ett_conv);
+    int init = cv->role[0] == MPA_ROLE_INITIATOR ? 0 : cv->role[1] == MPA_ROLE_INITIATOR ? 1 : -1;
+    if (init >= 0) {
+        char *a = address_to_str(wmem_packet_scope(), &cv->addr[init]);
+        char *b = address_to_str(wmem_packet_scope(), &cv->addr[!init]);
+        proto_item_set_generated(proto_tree_add_string_format_value(
+            ct, hf_conv_initiator, tvb, 0, 0, a, "%s:%u", a, cv->port[init]));
+        proto_item_set_generated(proto_tree_add_string_format_value(
+            ct, hf_conv_responder, tvb, 0, 0, b, "%s:%u", b, cv->port[!init]));
+        if (cv->have_frame[init])
+            proto_item_set_generated(proto_tree_add_uint(ct, hf_conv_request_frame, tvb, 0, 0, cv->frame_num[init]));
+        if (cv->have_frame[!init])
+            proto_item_set_generated(proto_tree_add_uint(ct, hf_conv_reply_frame, tvb, 0, 0, cv->frame_num[!init]));
+        if (cv->have_frame[init] && cv->have_frame[!init]) {
+            const mpa_frame *q = &cv->frame[init], *p = &cv->frame[!init];
+            proto_item_set_generated(proto_tree_add_uint(ct, hf_conv_rev, tvb, 0, 0, p->rev));
+            proto_item_set_generated(proto_tree_add_boolean(ct, hf_conv_enhanced, tvb, 0, 0, q->has_enh && p->has_enh));
+            if (q->has_enh && p->has_enh) {
+                proto_item_set_generated(proto_tree_add_uint(ct, hf_conv_ird, tvb, 0, 0, p->enh.ird));
+                proto_item_set_generated(proto_tree_add_uint(ct, hf_conv_ord, tvb, 0, 0, p->enh.ord));
+            }
+        }
+    }
+    for (int dir = 0; dir < 2; dir++)
+        if (cv->fpdu_mode[dir])
+            proto_item_set_generated(
+                proto_tree_add_boolean(ct, dir ? hf_conv_markers_s2c : hf_conv_markers_c2s, tvb, 0, 0, cv->markers[dir]));
+    if (cv->fpdu_mode[0] || cv->fpdu_mode[1])
+        proto_item_set_generated(
+            proto_tree_add_boolean(ct, hf_conv_crc, tvb, 0, 0, cv->crc[cv->fpdu_mode[0] ? 0 : 1]));
+    if (cv->rtr_frame) {
+        proto_item_set_generated(proto_tree_add_string(ct, hf_conv_rtr, tvb, 0, 0, rtr_word(cv->rtr)));
+        proto_item_set_generated(proto_tree_add_uint(ct, hf_conv_rtr_frame, tvb, 0, 0, cv->rtr_frame));
+    }
+    proto_item_set_generated(proto_tree_add_boolean(ct, hf_conv_midstream, tvb, 0, 0, cv->midstream));
+}
+
+static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+    if (!pref_in_charge)
+        return 0;
+    iw_seg seg;
+    gboolean have_seg = find_tcp(pinfo, tree, &seg);
+    iw_frame *fr;
+    if (!PINFO_FD_VISITED(pinfo)) {
+        if (!have_seg)
+            return 0;
+        conversation_t *conv = find_conversation_pinfo(pinfo, 0);
+        int forced = conv && conversation_get_proto_data(conv, proto_iwmpa) != NULL;
+        fr = iw_track(&seg, pinfo->num, &g_prefs, forced);
+        if (fr)
+            p_add_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0, fr);
+    } else {
+        fr = p_get_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0);
+    }
+    if (!fr)
+        return 0;
+    tvbuff_t *payload = NULL;
+    if (have_seg && seg.payload_len)
+        payload = tvb_new_subset_length(seg.tvb, seg.payload_off, (gint)seg.payload_len);
+    tvbuff_t *anchor = payload ? payload : tvb;
+    proto_item *ti = proto_tree_add_item(tree, proto_iwmpa, anchor, 0, payload ? -1 : 0, ENC_NA);
+    proto_tree *mt = proto_item_add_subtree(ti, ett_iwmpa);
+    draw_conv(mt, anchor, fr->conv);
+    add_findings(pinfo, ti, fr, 0, fr->n_loose, mt, anchor);
+    wmem_strbuf_t *info = wmem_strbuf_new(pinfo->pool, "");
+    for (unsigned k = 0; k < fr->n_items; k++) {
+        const iw_item *it = &fr->items[k];
+        switch ((iw_kind)it->kind) {
+        case IW_FRAME:
+            draw_frame(it, pinfo, mt, payload, fr, info);
+            break;
+        case IW_FPDU:
+            draw_fpdu(it, pinfo, mt, payload, fr, info);
+            break;
+        case IW_DATA: {
+            tvbuff_t *t = item_tvb(it, pinfo, payload, "Octets that are not MPA");
+            proto_item *di = proto_tree_add_none_format(mt, hf_not_mpa_data, t ? t : anchor, 0, t ? -1 : 0,
+                                                        "Not MPA: %" PRIu64 " octets (%s)", it->u.data.len,
+                                                        it->u.data.why);
+            proto_tree *dt = proto_item_add_subtree(di, ett_fpdu);
+            proto_item_set_generated(proto_tree_add_uint64(dt, hf_not_mpa, anchor, 0, 0, it->u.data.len));
+            proto_item_set_generated(proto_tree_add_string(dt, hf_not_mpa_why, anchor, 0, 0, it->u.data.why));
+            add_findings(pinfo, di, fr, it->first_finding, it->n_findings, dt, anchor);
+            break;
+        }
+        case IW_HOLE: {
+            proto_item *hi = proto_tree_add_uint64_format_value(mt, hf_hole, anchor, 0, 0, it->u.data.len,
+                                                                "%" PRIu64 " octets of %s missing from the capture",
+                                                                it->u.data.len, dir_vals[it->dir].strptr);
+            proto_item_set_generated(hi);
+            add_findings(pinfo, hi, fr, it->first_finding, it->n_findings, mt, anchor);
+            break;
+        }
+        case IW_MODE: {
+            proto_item *mi = proto_tree_add_string_format_value(
+                mt, hf_mode, anchor, 0, 0, mpa_dir_mode_str((mpa_dir_mode)it->u.mode.mode), "%s %s%s%s (%s)",
+                dir_vals[it->dir].strptr, mpa_dir_mode_str((mpa_dir_mode)it->u.mode.mode),
+                it->u.mode.mode == MPA_MODE_FPDU ? (it->u.mode.markers ? ", markers on" : ", markers off") : "",
+                it->u.mode.mode == MPA_MODE_FPDU ? (it->u.mode.crc ? ", CRC on" : ", CRC off") : "",
+                it->u.mode.why ? it->u.mode.why : "");
+            proto_item_set_generated(mi);
+            add_findings(pinfo, mi, fr, it->first_finding, it->n_findings, mt, anchor);
+            break;
+        }
+        }
+    }
+    /* The columns tell the MPA story where there is one (a frame with
+     * only a FIN or an ACK keeps TCP's). */
+    if (wmem_strbuf_get_len(info)) {
+        col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
+        col_add_str(pinfo->cinfo, COL_INFO, wmem_strbuf_get_str(info));
+    }
+    return tvb_captured_length(tvb);
+}
+
+/* Decode As (tcp.port): the connection is MPA even without startup frames. */
+static int dissect_iwmpa_port(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree _U_, void *data _U_)
+{
+    conversation_t *conv = find_or_create_conversation(pinfo);
+    if (!conversation_get_proto_data(conv, proto_iwmpa))
+        conversation_add_proto_data(conv, proto_iwmpa, GINT_TO_POINTER(1));
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
+    return tvb_captured_length(tvb);
+}
+
+/* ---- registration ------------------------------------------------------- */
+
+void proto_register_iwmpa(void)
+{
+    static hf_register_info hf[] = {
+        {&hf_direction, {"Direction", "iwmpa.direction", FT_UINT8, BASE_DEC, VALS(dir_vals), 0, NULL, HFILL}},
+        {&hf_conv, {"Connection", "iwmpa.conv", FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_conv_initiator, {"Initiator", "iwmpa.conv.initiator", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_conv_responder, {"Responder", "iwmpa.conv.responder", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_conv_request_frame,
+         {"Request in frame", "iwmpa.conv.request_frame", FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0,
+          NULL, HFILL}},
+        {&hf_conv_reply_frame,
+         {"Reply in frame", "iwmpa.conv.reply_frame", FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0,
+          NULL, HFILL}},
+        {&hf_conv_rev, {"Rev of the Reply", "iwmpa.conv.rev", FT_UINT8, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_conv_enhanced, {"Enhanced (RFC 6581)", "iwmpa.conv.enhanced", FT_BOOLEAN, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_conv_crc, {"CRC", "iwmpa.conv.crc", FT_BOOLEAN, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_conv_markers_c2s,
+         {"Markers client->server", "iwmpa.conv.markers_c2s", FT_BOOLEAN, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_conv_markers_s2c,
+         {"Markers server->client", "iwmpa.conv.markers_s2c", FT_BOOLEAN, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_conv_ird, {"Responder IRD", "iwmpa.conv.ird", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_conv_ord, {"Responder ORD", "iwmpa.conv.ord", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_conv_rtr, {"RTR sent", "iwmpa.conv.rtr", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_conv_rtr_frame, {"RTR in frame", "iwmpa.conv.rtr_frame", FT_FRAMENUM, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_conv_midstream,
+         {"Captured mid-stream", "iwmpa.conv.midstream", FT_BOOLEAN, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_frame, {"Startup frame", "iwmpa.frame", FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_key, {"Key", "iwmpa.key", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_key_kind, {"Frame", "iwmpa.key_kind", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_role, {"Role", "iwmpa.role", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_m, {"M (markers)", "iwmpa.m", FT_BOOLEAN, 8, NULL, 0x80, NULL, HFILL}},
+        {&hf_c, {"C (CRC)", "iwmpa.c", FT_BOOLEAN, 8, NULL, 0x40, NULL, HFILL}},
+        {&hf_r, {"R (rejected)", "iwmpa.r", FT_BOOLEAN, 8, NULL, 0x20, NULL, HFILL}},
+        {&hf_s, {"S (enhanced)", "iwmpa.s", FT_BOOLEAN, 8, NULL, 0x10, NULL, HFILL}},
+        {&hf_res, {"Res", "iwmpa.res", FT_UINT8, BASE_HEX, NULL, 0x0F, NULL, HFILL}},
+        {&hf_rev, {"Rev", "iwmpa.rev", FT_UINT8, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_sk_m, {"M (markers)", "iwmpa.startkey.m", FT_BOOLEAN, 8, NULL, 0x80, NULL, HFILL}},
+        {&hf_sk_c, {"C (CRC)", "iwmpa.startkey.c", FT_BOOLEAN, 8, NULL, 0x40, NULL, HFILL}},
+        {&hf_sk_res, {"Res", "iwmpa.startkey.res", FT_UINT8, BASE_HEX, NULL, 0x30, NULL, HFILL}},
+        {&hf_sk_rev, {"Rev", "iwmpa.startkey.rev", FT_UINT8, BASE_DEC, NULL, 0x0F, NULL, HFILL}},
+        {&hf_pd_length, {"PD_Length", "iwmpa.pd_length", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_enh, {"Enhanced connection data", "iwmpa.enh", FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_enh_a, {"A (automatic RTR negotiation)", "iwmpa.enh.a", FT_BOOLEAN, 32, NULL, 0x80000000, NULL, HFILL}},
+        {&hf_enh_b, {"B (zero-length Send RTR)", "iwmpa.enh.b", FT_BOOLEAN, 32, NULL, 0x40000000, NULL, HFILL}},
+        {&hf_enh_ird, {"IRD", "iwmpa.enh.ird", FT_UINT32, BASE_DEC, NULL, 0x3FFF0000, NULL, HFILL}},
+        {&hf_enh_c, {"C (zero-length RDMA Write RTR)", "iwmpa.enh.c", FT_BOOLEAN, 32, NULL, 0x00008000, NULL, HFILL}},
+        {&hf_enh_d,
+         {"D (zero-length RDMA Read Request RTR)", "iwmpa.enh.d", FT_BOOLEAN, 32, NULL, 0x00004000, NULL, HFILL}},
+        {&hf_enh_ord, {"ORD", "iwmpa.enh.ord", FT_UINT32, BASE_DEC, NULL, 0x00003FFF, NULL, HFILL}},
+        {&hf_private_data, {"Private data", "iwmpa.private_data", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_fpdu, {"FPDU", "iwmpa.fpdu", FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_fpdu_index, {"FPDU number in its direction", "iwmpa.fpdu.index", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_fpdu_first_frame,
+         {"Began in frame", "iwmpa.fpdu.first_frame", FT_FRAMENUM, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_ulpdu_length, {"ULPDU_Length", "iwmpa.ulpdu_length", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_ulpdu, {"ULPDU", "iwmpa.ulpdu", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_pad, {"Pad", "iwmpa.pad", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_crc, {"CRC32C", "iwmpa.crc", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_crc_status,
+         {"CRC status", "iwmpa.crc.status", FT_UINT8, BASE_NONE, VALS(proto_checksum_vals), 0, NULL, HFILL}},
+        {&hf_marker, {"Marker", "iwmpa.marker", FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_marker_res, {"Reserved", "iwmpa.marker.reserved", FT_UINT16, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_marker_ptr, {"FPDUPTR", "iwmpa.marker.fpduptr", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_rtr, {"Ready to receive (RFC 6581)", "iwmpa.rtr", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_rtr_negotiated,
+         {"The negotiated RTR", "iwmpa.rtr.negotiated", FT_BOOLEAN, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_not_mpa_data, {"Not MPA", "iwmpa.not_mpa_data", FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_not_mpa, {"Octets not MPA", "iwmpa.not_mpa", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_not_mpa_why, {"Why", "iwmpa.not_mpa.why", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_hole, {"Missing from the capture", "iwmpa.hole", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_mode, {"Mode", "iwmpa.mode", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_finding, {"Finding (requirement id)", "iwmpa.finding", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_ddp_t, {"T (tagged)", "iwddp.t", FT_BOOLEAN, 8, NULL, 0x80, NULL, HFILL}},
+        {&hf_ddp_l, {"L (last)", "iwddp.l", FT_BOOLEAN, 8, NULL, 0x40, NULL, HFILL}},
+        {&hf_ddp_rsvd, {"Reserved", "iwddp.rsvd", FT_UINT8, BASE_HEX, NULL, 0x3C, NULL, HFILL}},
+        {&hf_ddp_dv, {"DV (DDP version)", "iwddp.dv", FT_UINT8, BASE_DEC, NULL, 0x03, NULL, HFILL}},
+        {&hf_ddp_rsvdulp, {"RsvdULP", "iwddp.rsvdulp", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_ddp_stag, {"Data Sink STag", "iwddp.stag", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_ddp_to, {"Data Sink Tagged Offset", "iwddp.to", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_ddp_qn, {"Queue Number", "iwddp.qn", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_ddp_msn, {"Message Sequence Number", "iwddp.msn", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_ddp_mo, {"Message Offset", "iwddp.mo", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_ddp_payload_len, {"Payload length", "iwddp.payload_length", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_rdmap_rv, {"RV (RDMAP version)", "iwrdmap.rv", FT_UINT8, BASE_DEC, NULL, 0xC0, NULL, HFILL}},
+        {&hf_rdmap_rsvd, {"Reserved", "iwrdmap.rsvd", FT_UINT8, BASE_HEX, NULL, 0x30, NULL, HFILL}},
+        {&hf_rdmap_opcode, {"Opcode", "iwrdmap.opcode", FT_UINT8, BASE_HEX, VALS(opcode_vals), 0x0F, NULL, HFILL}},
+        {&hf_rdmap_inv_stag, {"Invalidate STag", "iwrdmap.invalidate_stag", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_rr_sink_stag, {"Data Sink STag", "iwrdmap.read.sink_stag", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_rr_sink_to, {"Data Sink Tagged Offset", "iwrdmap.read.sink_to", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_rr_size, {"RDMA Read Message Size", "iwrdmap.read.size", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_rr_src_stag, {"Data Source STag", "iwrdmap.read.src_stag", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_rr_src_to,
+         {"Data Source Tagged Offset", "iwrdmap.read.src_to", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_term_layer, {"Layer", "iwrdmap.term.layer", FT_UINT8, BASE_DEC, VALS(layer_vals), 0xF0, NULL, HFILL}},
+        {&hf_term_etype, {"EType", "iwrdmap.term.etype", FT_UINT8, BASE_DEC, NULL, 0x0F, NULL, HFILL}},
+        {&hf_term_code, {"Error Code", "iwrdmap.term.code", FT_UINT8, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_term_name, {"Terminate", "iwrdmap.term.name", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_term_m, {"M (segment length valid)", "iwrdmap.term.m", FT_BOOLEAN, 16, NULL, 0x8000, NULL, HFILL}},
+        {&hf_term_d, {"D (DDP header included)", "iwrdmap.term.d", FT_BOOLEAN, 16, NULL, 0x4000, NULL, HFILL}},
+        {&hf_term_r, {"R (RDMAP header included)", "iwrdmap.term.r", FT_BOOLEAN, 16, NULL, 0x2000, NULL, HFILL}},
+        {&hf_term_rsvd, {"Reserved", "iwrdmap.term.rsvd", FT_UINT16, BASE_HEX, NULL, 0x1FFF, NULL, HFILL}},
+        {&hf_term_seglen, {"DDP Segment Length", "iwrdmap.term.seglen", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_term_ddp_hdr, {"Terminated DDP header", "iwrdmap.term.ddp_hdr", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_term_rdma_hdr,
+         {"Terminated RDMA header", "iwrdmap.term.rdma_hdr", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_at_rsvd, {"Reserved", "iwrdmap.atomic.rsvd", FT_UINT32, BASE_HEX, NULL, 0xFFFFFFF0, NULL, HFILL}},
+        {&hf_at_aop, {"AOpCode", "iwrdmap.atomic.aopcode", FT_UINT32, BASE_DEC, NULL, 0x0000000F, NULL, HFILL}},
+        {&hf_at_req_id, {"Request Identifier", "iwrdmap.atomic.req_id", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_at_stag, {"Remote STag", "iwrdmap.atomic.stag", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_at_to, {"Remote Tagged Offset", "iwrdmap.atomic.to", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_at_add_swap, {"Add or Swap Data", "iwrdmap.atomic.add_swap", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_at_add_swap_mask,
+         {"Add or Swap Mask", "iwrdmap.atomic.add_swap_mask", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_at_compare, {"Compare Data", "iwrdmap.atomic.compare", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_at_compare_mask,
+         {"Compare Mask", "iwrdmap.atomic.compare_mask", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_ar_orig_req_id,
+         {"Original Request Identifier", "iwrdmap.atomic.orig_req_id", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_ar_orig_value,
+         {"Original Remote Data Value", "iwrdmap.atomic.orig_value", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_imm_data, {"Immediate Data", "iwrdmap.immediate", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL}},
+    };
+    static gint *ett[] = {&ett_iwmpa, &ett_conv,   &ett_frame, &ett_enh,  &ett_fpdu,
+                          &ett_marker, &ett_ddp, &ett_rdmap, &ett_term, &ett_term_ddp};
+
+    /* The expert infos, one per rule: MUST -> error, SHOULD -> warning,
+     * note -> note; the text begins with the requirement id. */
+#define SEV_MUST PI_ERROR
+#define SEV_SHOULD PI_WARN
+#define SEV_NOTE PI_NOTE
+    static ei_register_info ei[] = {
+#define MPA_RULE(sym, id, level, clause, checked, text) \
+    {&ei_rule[MPA_F_##sym], {"iwmpa.rule." id, PI_PROTOCOL, SEV_##level, id ": " text, EXPFILL}},
+#include "mpa/findings.def"
+#undef MPA_RULE
+    };
+    for (unsigned i = 0; i < G_N_ELEMENTS(ei); i++) {
+        const char *id = strchr(ei[i].eiinfo.name, '.') ? strrchr(ei[i].eiinfo.name, '.') + 1 : "";
+        if (!strncmp(id, "MPA-CRC-", 8))
+            ei[i].eiinfo.group = PI_CHECKSUM;
+        else if (!strncmp(id, "MPA-CAP-", 8))
+            ei[i].eiinfo.group = PI_SEQUENCE;
+    }
+
+    proto_iwmpa = proto_register_protocol("iWARP MPA (libmpa)", "iWARP-MPA", "iwmpa");
+    proto_iwddp = proto_register_protocol("iWARP DDP (libmpa)", "iWARP-DDP", "iwddp");
+    proto_iwrdmap = proto_register_protocol("iWARP RDMAP (libmpa)", "iWARP-RDMAP", "iwrdmap");
+    proto_register_field_array(proto_iwmpa, hf, array_length(hf));
+    proto_register_subtree_array(ett, array_length(ett));
+    expert_module_t *em = expert_register_protocol(proto_iwmpa);
+    expert_register_field_array(em, ei, array_length(ei));
+
+    module_t *m = prefs_register_protocol(proto_iwmpa, apply_prefs);
+    prefs_register_bool_preference(
+        m, "in_charge", "Decode iWARP here (and turn off the built-in iwarp_mpa, iwarp_ddp, iwarp_rdma)",
+        "On: this plugin decodes and judges MPA on every TCP port and the built-in iWARP dissectors are turned off. "
+        "Off: the built-in dissectors stay in charge and this plugin does nothing.",
+        &pref_in_charge);
+    pref_ports = range_empty(wmem_epan_scope());
+    prefs_register_range_preference(
+        m, "ports", "TCP ports with MPA also without startup frames",
+        "Connections on these ports are decoded as MPA even when the capture starts after the startup frames "
+        "(mid-stream): the FPDU framing is found by markers, CRCs and DDP headers.",
+        &pref_ports, 65535);
+    prefs_register_enum_preference(m, "mid_markers_to", "Mid-stream: markers in octets sent to the port",
+                                   "M of the startup frames, when they are not in the capture", &pref_mid_markers_to,
+                                   tri_vals, FALSE);
+    prefs_register_enum_preference(m, "mid_markers_from", "Mid-stream: markers in octets sent from the port",
+                                   "M of the startup frames, when they are not in the capture", &pref_mid_markers_from,
+                                   tri_vals, FALSE);
+    prefs_register_enum_preference(m, "mid_crc_to", "Mid-stream: CRCs in octets sent to the port",
+                                   "C of the startup frames, when they are not in the capture", &pref_mid_crc_to,
+                                   tri_vals, FALSE);
+    prefs_register_enum_preference(m, "mid_crc_from", "Mid-stream: CRCs in octets sent from the port",
+                                   "C of the startup frames, when they are not in the capture", &pref_mid_crc_from,
+                                   tri_vals, FALSE);
+
+    iwmpa_post_handle = register_dissector("iwmpa_post", dissect_iwmpa_post, proto_iwmpa);
+    iwmpa_port_handle = register_dissector("iwmpa", dissect_iwmpa_port, proto_iwmpa);
+    register_init_routine(iw_track_init);
+    register_cleanup_routine(iw_track_cleanup);
+}
+
+void proto_reg_handoff_iwmpa(void)
+{
+    static const char *const names[] = {"tcp.srcport", "tcp.dstport", "tcp.seq_raw", "tcp.ack_raw",
+                                        "tcp.len",     "tcp.hdr_len", "tcp.stream",  "tcp.flags.syn",
+                                        "tcp.flags.ack", "tcp.flags.fin", "tcp.flags.reset", "tcp.options.mss_val"};
+    int *ids[] = {&hf_tcp_srcport, &hf_tcp_dstport, &hf_tcp_seq_raw, &hf_tcp_ack_raw, &hf_tcp_len, &hf_tcp_hdr_len,
+                  &hf_tcp_stream,  &hf_tcp_syn,     &hf_tcp_ack,     &hf_tcp_fin,     &hf_tcp_rst, &hf_tcp_mss};
+    GArray *wanted = g_array_new(FALSE, FALSE, (guint)sizeof(int));
+    for (unsigned i = 0; i < G_N_ELEMENTS(names); i++) {
+        *ids[i] = proto_registrar_get_id_byname(names[i]);
+        if (*ids[i] >= 0)
+            g_array_append_val(wanted, *ids[i]);
+    }
+    register_postdissector(iwmpa_post_handle);
+    set_postdissector_wanted_hfids(iwmpa_post_handle, wanted);
+    dissector_add_for_decode_as_with_preference("tcp.port", iwmpa_port_handle);
+    apply_prefs();
+}
