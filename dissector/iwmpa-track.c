@@ -59,6 +59,7 @@ typedef struct conn {
     uint64_t hole_end[2];       /* octets before this are not all in hist */
     int ended;
     int cut_done;               /* MPA-CAP-TRUNCATED said */
+    int announced;              /* the caller was told it is MPA */
 } conn;
 
 /* The frame being followed. */
@@ -601,8 +602,9 @@ static iw_frame *finish_frame(conn *c, const iw_seg *seg, int dir)
     return fr;
 }
 
-iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, int forced)
+iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, int forced, int *became_mpa)
 {
+    *became_mpa = 0;
     if (!g_conns)
         iw_track_init();
     g_cur.prefs = settings;
@@ -666,6 +668,10 @@ iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, in
     }
     if (seg->rst && c->tcp[dir].have_base)
         tcp_dir_rst(&c->tcp[dir], dir, num, &c->sink, &g_budget);
+    if (c->state == ST_MPA && !c->announced) {
+        c->announced = 1;
+        *became_mpa = 1;
+    }
     if (c->state == ST_IGNORED) {
         for (int side = 0; side < 2; side++)
             tcp_dir_free(&c->tcp[side], &g_budget);

@@ -44,7 +44,7 @@ void proto_register_iwmpa(void);
 void proto_reg_handoff_iwmpa(void);
 
 static int proto_iwmpa = -1, proto_iwddp = -1, proto_iwrdmap = -1;
-static dissector_handle_t iwmpa_post_handle, iwmpa_port_handle;
+static dissector_handle_t iwmpa_post_handle, iwmpa_port_handle, iwmpa_claim_handle;
 
 /* TCP's fields, found by name at handoff. */
 static int hf_tcp_srcport = -1, hf_tcp_dstport = -1, hf_tcp_seq_raw = -1, hf_tcp_ack_raw = -1, hf_tcp_len = -1,
@@ -88,6 +88,7 @@ static range_t *pref_ports;
 static gint pref_mid_markers_to = MPA_TRI_UNKNOWN, pref_mid_markers_from = MPA_TRI_UNKNOWN,
             pref_mid_crc_to = MPA_TRI_UNKNOWN, pref_mid_crc_from = MPA_TRI_UNKNOWN;
 static iw_prefs g_prefs;
+static gboolean decode_as_used; /* the tcp.port dissector ran once */
 
 static const enum_val_t tri_vals[] = {
     {"auto", "Inferred from the octets", MPA_TRI_UNKNOWN},
@@ -245,7 +246,8 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
     const mpa_frame *f = &it->u.frame.fr;
     char sum[256];
     mpa_frame_summary(f, sum, sizeof sum);
-    wmem_strbuf_append_printf(info, "%s%s", wmem_strbuf_get_len(info) ? ", " : "", sum);
+    if (info)
+        wmem_strbuf_append_printf(info, "%s%s", wmem_strbuf_get_len(info) ? ", " : "", sum);
     proto_item *ti = proto_tree_add_none_format(tree, hf_frame, t ? t : payload, 0, t ? -1 : 0, "%s", sum);
     proto_tree *st = proto_item_add_subtree(ti, ett_frame);
     if (!t || tvb_captured_length(t) < MPA_KEY_LEN) {
@@ -334,13 +336,16 @@ static void draw_ddp_hdr(proto_tree *tree, tvbuff_t *t, int at, const mpa_ddp_hd
 /* DDP and RDMAP headers at the start of the ULPDU u (markers removed). */
 static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_info *pinfo, wmem_strbuf_t *info)
 {
+    (void)pinfo;
     guint avail = MIN(tvb_captured_length(u), MPA_DDP_MAX_STRUCT_LEN);
     mpa_ddp d;
     size_t need;
     mpa_status st = mpa_ddp_decode(avail ? tvb_get_ptr(u, 0, avail) : NULL, avail, ulpdu_len, &d, &need);
     char sum[256];
-    mpa_ddp_summary(&d, st, sum, sizeof sum);
-    wmem_strbuf_append_printf(info, "%s%s", wmem_strbuf_get_len(info) ? ", " : "", sum);
+    if (info) {
+        mpa_ddp_summary(&d, st, sum, sizeof sum);
+        wmem_strbuf_append_printf(info, "%s%s", wmem_strbuf_get_len(info) ? ", " : "", sum);
+    }
     if (st == MPA_E_ARG || !d.hdr_len)
         return;
     proto_item *di = proto_tree_add_item(tree, proto_iwddp, u, 0, (gint)MIN(d.hdr_len, avail), ENC_NA);
@@ -450,8 +455,9 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
     }
     if (!t || tvb_captured_length(t) < it->len) {
         /* The octets are gone (too long to keep): the verdicts remain. */
-        wmem_strbuf_append_printf(info, "%sFPDU ULPDU %u octets", wmem_strbuf_get_len(info) ? ", " : "",
-                                  it->u.fpdu.ulpdu_len);
+        if (info)
+            wmem_strbuf_append_printf(info, "%sFPDU ULPDU %u octets", wmem_strbuf_get_len(info) ? ", " : "",
+                                      it->u.fpdu.ulpdu_len);
         add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, ft, t ? t : payload);
         return;
     }
@@ -480,13 +486,21 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
     tvbuff_t *u;
     if (f.ulpdu) {
         u = tvb_new_subset_length(t, at + 2, f.ulpdu_len);
-    } else {
+        proto_tree_add_item(ft, hf_ulpdu, u, 0, -1, ENC_NA);
+    } else if (proto_field_is_referenced(tree, hf_ulpdu)) {
+        /* Shown (or asked for): the whole ULPDU without its markers. */
         uint8_t *copy = wmem_alloc(pinfo->pool, f.ulpdu_len ? f.ulpdu_len : 1);
         mpa_fpdu_ulpdu_copy(p, &f, copy, f.ulpdu_len);
         u = tvb_new_child_real_data(t, copy, f.ulpdu_len, f.ulpdu_len);
         add_new_data_source(pinfo, u, "ULPDU (markers removed)");
+        proto_tree_add_item(ft, hf_ulpdu, u, 0, -1, ENC_NA);
+    } else {
+        /* Not shown: the headers are all that is read. */
+        guint n = MIN(f.ulpdu_len, MPA_DDP_MAX_STRUCT_LEN);
+        uint8_t *copy = wmem_alloc(pinfo->pool, n ? n : 1);
+        mpa_fpdu_ulpdu_copy(p, &f, copy, n);
+        u = tvb_new_child_real_data(t, copy, n, n);
     }
-    proto_tree_add_item(ft, hf_ulpdu, u, 0, -1, ENC_NA);
     int crc_at = (int)f.wire_len - 4;
     if (f.pad_len)
         proto_tree_add_item(ft, hf_pad, t, crc_at - f.pad_len, f.pad_len, ENC_NA);
@@ -548,11 +562,22 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     if (!PINFO_FD_VISITED(pinfo)) {
         if (!have_seg)
             return 0;
-        conversation_t *conv = find_conversation_pinfo(pinfo, 0);
+        /* Only when Decode As gave a port to iwmpa is a conversation
+         * looked up (it costs, on every TCP frame). */
+        conversation_t *conv = decode_as_used ? find_conversation_pinfo(pinfo, 0) : NULL;
         int forced = conv && conversation_get_proto_data(conv, proto_iwmpa) != NULL;
-        fr = iw_track(&seg, pinfo->num, &g_prefs, forced);
+        int became_mpa;
+        fr = iw_track(&seg, pinfo->num, &g_prefs, forced, &became_mpa);
         if (fr)
             p_add_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0, fr);
+        if (became_mpa) {
+            /* From the next frame on, TCP hands this connection's payload
+             * to iwmpa first: no other dissector takes MPA octets for its
+             * own (SMB on 445...), and no heuristic is tried on them. */
+            conversation_t *c = find_or_create_conversation(pinfo);
+            if (c)
+                conversation_set_dissector_from_frame_number(c, pinfo->num + 1, iwmpa_claim_handle);
+        }
     } else {
         fr = p_get_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0);
     }
@@ -566,7 +591,8 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     proto_tree *mt = proto_item_add_subtree(ti, ett_iwmpa);
     draw_conv(mt, anchor, fr->conv);
     add_findings(pinfo, ti, fr, 0, fr->n_loose, mt, anchor);
-    wmem_strbuf_t *info = wmem_strbuf_new(pinfo->pool, "");
+    /* The Info column is built only where columns are. */
+    wmem_strbuf_t *info = pinfo->cinfo ? wmem_strbuf_new(pinfo->pool, "") : NULL;
     for (unsigned k = 0; k < fr->n_items; k++) {
         const iw_item *it = &fr->items[k];
         switch ((iw_kind)it->kind) {
@@ -610,16 +636,25 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     }
     /* The columns tell the MPA story where there is one (a frame with
      * only a FIN or an ACK keeps TCP's). */
-    if (wmem_strbuf_get_len(info)) {
+    if (info && wmem_strbuf_get_len(info)) {
         col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
         col_add_str(pinfo->cinfo, COL_INFO, wmem_strbuf_get_str(info));
     }
     return tvb_captured_length(tvb);
 }
 
+/* The payload of a connection known to speak MPA: the postdissector
+ * draws it; this only keeps it from other dissectors. */
+static int dissect_iwmpa_claim(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree _U_, void *data _U_)
+{
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
+    return tvb_captured_length(tvb);
+}
+
 /* Decode As (tcp.port): the connection is MPA even without startup frames. */
 static int dissect_iwmpa_port(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree _U_, void *data _U_)
 {
+    decode_as_used = TRUE;
     conversation_t *conv = find_or_create_conversation(pinfo);
     if (!conversation_get_proto_data(conv, proto_iwmpa))
         conversation_add_proto_data(conv, proto_iwmpa, GINT_TO_POINTER(1));
@@ -808,6 +843,7 @@ void proto_register_iwmpa(void)
 
     iwmpa_post_handle = register_dissector("iwmpa_post", dissect_iwmpa_post, proto_iwmpa);
     iwmpa_port_handle = register_dissector("iwmpa", dissect_iwmpa_port, proto_iwmpa);
+    iwmpa_claim_handle = create_dissector_handle(dissect_iwmpa_claim, proto_iwmpa);
     register_init_routine(iw_track_init);
     register_cleanup_routine(iw_track_cleanup);
 }
