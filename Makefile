@@ -60,12 +60,16 @@ unit: $(UNIT_BINS)
 
 include conformance/conformance.mk
 include dissector/dissector.mk
+include injector/injector.mk
 include tests/fuzz/fuzz.mk
 
-test: unit audit-unit golden-check audit-golden audit-live audit-robust fuzz-smoke
+# make fuzz: tshark with the plugin on mutated captures, then libFuzzer.
+fuzz: plugin-fuzz
+
+test: unit audit-unit golden-check audit-golden audit-live audit-robust plugin-golden plugin-robust fuzz-smoke
 	@echo "make test: all suites passed"
 
-bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen
+bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so
 	@mkdir -p $(B)/bench
 	@rm -f $(B)/bench/*.pcap $(B)/bench/libmpa-figures.txt
 	@if command -v tshark >/dev/null 2>&1; then \
@@ -75,6 +79,7 @@ bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen
 	fi
 	@sh scripts/bench-tshark.sh $(B)/bench
 	@sh scripts/bench-audit.sh $(B)/bench
+	@sh scripts/bench-plugin.sh $(B)/bench
 
 $(B)/mpa-bench: bench/mpa-bench.c bench/pcap-write.h tests/scen.h $(B)/libmpa.a
 	$(CC) $(CSTD) $(WARN) -O2 -g -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a

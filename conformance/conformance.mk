@@ -59,8 +59,8 @@ $(B)/mpa-audit: conformance/mpa-audit.c $(AUDIT_HDRS) $(B)/libaudit.a $(B)/libmp
 	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(B)/libaudit.a $(B)/libmpa.a $(EXT_LIBS)
 
 # The JSON contract checker used by the golden tests.
-$(B)/jsonids: tests/audit/jsonids.c $(B)/libmpa.a
-	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(B)/libmpa.a $(CJSON_LIBS)
+$(B)/jsonids: tests/audit/jsonids.c tests/util/slurp.h $(B)/libmpa.a
+	$(CC) $(AUDIT_CFLAGS) -Itests $< -o $@ $(B)/libmpa.a $(CJSON_LIBS)
 
 # mpa-audit against the adversarial captures of mpa-capgen --adversarial
 # (floods, lying lengths, sequence jumps, endless holes, garbage): no

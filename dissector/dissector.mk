@@ -36,3 +36,38 @@ plugin: $(B)/dissector/iwmpa.so
 install: $(B)/dissector/iwmpa.so
 	install -D -m 0755 $(B)/dissector/iwmpa.so $(DESTDIR)$(WS_PLUGINDIR)/epan/iwmpa.so
 	@echo "installed $(DESTDIR)$(WS_PLUGINDIR)/epan/iwmpa.so (tshark -G plugins lists it)"
+
+# ---- tests of the plugin in the real tshark ----------------------------
+#
+#   make plugin-golden   scripts/plugin-golden.sh: -T fields and -T json of
+#                        every capture against dissector/tests/expected/,
+#                        the findings against mpa-audit's, Decode As,
+#                        in_charge, display filters, -z expert
+#   make golden-plugin   rewrite dissector/tests/expected/ (review the diff)
+#   make plugin-robust   scripts/plugin-robust.sh: tshark with the plugin on
+#                        a few hundred mutated captures (no crash, hang or
+#                        dissector bug); run by make test
+#   make plugin-fuzz     the same for FUZZ_SECONDS (default 600)
+#   make bench-plugin    scripts/bench-plugin.sh: tshark with the plugin
+#                        against tshark with the built-in dissector
+.PHONY: plugin-golden golden-plugin plugin-robust plugin-fuzz bench-plugin
+
+# Reads tshark's -T json and mpa-audit's --json for plugin-golden.sh.
+$(B)/iwjson: dissector/tests/iwjson.c tests/util/slurp.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) $(CJSON_CFLAGS) -Itests $< -o $@ $(CJSON_LIBS)
+
+plugin-golden: $(B)/dissector/iwmpa.so $(B)/mpa-audit $(B)/iwjson
+	@scripts/plugin-golden.sh
+
+golden-plugin: $(B)/dissector/iwmpa.so $(B)/mpa-audit $(B)/iwjson
+	scripts/plugin-golden.sh --update
+
+plugin-robust: $(B)/dissector/iwmpa.so
+	@scripts/plugin-robust.sh
+
+plugin-fuzz: $(B)/dissector/iwmpa.so
+	@scripts/plugin-robust.sh --seconds $(FUZZ_SECONDS)
+
+bench-plugin: $(B)/dissector/iwmpa.so $(B)/mpa-capgen
+	@sh scripts/bench-plugin.sh $(B)/bench

@@ -106,6 +106,13 @@ typedef struct iw_frame {
     iw_item *items;
     iw_finding *findings;
     uint16_t n_loose;       /* findings not on an item of this frame (first n_loose) */
+    /* Where the payload was on the first pass, for the passes after it
+     * (the TCP fields are primed for the postdissector on the first pass
+     * only): the index of its data source in pinfo->data_src (0 is the
+     * frame, higher ones reassembled IP) and its place there. */
+    int16_t pay_src;        /* -1: no payload */
+    int pay_off;
+    uint32_t pay_len;
 } iw_frame;
 
 /* The settings track works with (from the preferences). */

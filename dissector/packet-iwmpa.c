@@ -32,6 +32,8 @@
 #include <epan/proto_data.h>
 #include <epan/conversation.h>
 #include <epan/to_str.h>
+#include <epan/show_exception.h>
+#include <epan/exceptions.h>
 #include <string.h>
 
 #include "iwmpa.h"
@@ -209,6 +211,30 @@ static gboolean find_tcp(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
     return TRUE;
 }
 
+/* The index of tvb among the frame's data sources, or -1. */
+static int data_src_index(packet_info *pinfo, tvbuff_t *tvb)
+{
+    int i = 0;
+    for (GSList *l = pinfo->data_src; l; l = l->next, i++)
+        if (get_data_source_tvb((struct data_source *)l->data) == tvb)
+            return i;
+    return -1;
+}
+
+/* A later pass: the payload where the first pass found it. */
+static tvbuff_t *payload_again(packet_info *pinfo, const iw_frame *fr)
+{
+    if (fr->pay_src < 0)
+        return NULL;
+    GSList *l = g_slist_nth(pinfo->data_src, (guint)fr->pay_src);
+    if (!l)
+        return NULL;
+    tvbuff_t *src = get_data_source_tvb((struct data_source *)l->data);
+    if (!src || tvb_captured_length(src) < (guint)fr->pay_off + fr->pay_len)
+        return NULL;
+    return tvb_new_subset_length(src, fr->pay_off, (gint)fr->pay_len);
+}
+
 /* ---- drawing ----------------------------------------------------------- */
 
 static void add_findings(packet_info *pinfo, proto_item *pi, const iw_frame *fr, unsigned first, unsigned n,
@@ -334,9 +360,8 @@ static void draw_ddp_hdr(proto_tree *tree, tvbuff_t *t, int at, const mpa_ddp_hd
 }
 
 /* DDP and RDMAP headers at the start of the ULPDU u (markers removed). */
-static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_info *pinfo, wmem_strbuf_t *info)
+static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_info *pinfo _U_, wmem_strbuf_t *info)
 {
-    (void)pinfo;
     guint avail = MIN(tvb_captured_length(u), MPA_DDP_MAX_STRUCT_LEN);
     mpa_ddp d;
     size_t need;
@@ -351,6 +376,11 @@ static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_in
     proto_item *di = proto_tree_add_item(tree, proto_iwddp, u, 0, (gint)MIN(d.hdr_len, avail), ENC_NA);
     proto_item_append_text(di, ", %s, %s", d.hdr.tagged ? "tagged" : "untagged", d.hdr.last ? "last" : "not last");
     proto_tree *dt = proto_item_add_subtree(di, ett_ddp);
+    if (avail < d.hdr_len) {
+        proto_item_append_text(di, " [cut short: the header needs %zu octets, the ULPDU holds %u]", d.hdr_len,
+                               ulpdu_len);
+        return;
+    }
     draw_ddp_hdr(dt, u, 0, &d.hdr);
     proto_item *pl = proto_tree_add_uint(dt, hf_ddp_payload_len, u, 0, 0, (guint32)d.payload_len);
     proto_item_set_generated(pl);
@@ -358,6 +388,13 @@ static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_in
     proto_item_append_text(ri, ", %s", val_to_str_const(d.hdr.opcode, opcode_vals, "Reserved"));
     proto_tree *rt = proto_item_add_subtree(ri, ett_rdmap);
     int at = (int)d.hdr_len;
+    if (!d.complete) {
+        /* The ULPDU ends inside the RDMAP header: no field of it is drawn
+         * from octets that are not there (libmpa's finding says why). */
+        proto_item_append_text(ri, " [cut short: the header needs %zu octets, the ULPDU holds %u]", d.need_len,
+                               ulpdu_len);
+        return;
+    }
     switch (d.hdr.opcode) {
     case MPA_RDMAP_READ_REQUEST:
         proto_tree_add_uint(rt, hf_rr_sink_stag, u, at, 4, d.u.rreq.sink_stag);
@@ -420,7 +457,6 @@ static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_in
     default:
         break;
     }
-    (void)pinfo;
 }
 
 static const char *rtr_word(unsigned k)
@@ -506,7 +542,14 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
         proto_tree_add_item(ft, hf_pad, t, crc_at - f.pad_len, f.pad_len, ENC_NA);
     proto_tree_add_checksum(ft, t, crc_at, hf_crc, hf_crc_status, NULL, pinfo, it->u.fpdu.crc_calc, ENC_LITTLE_ENDIAN,
                             it->u.fpdu.crc_checked ? PROTO_CHECKSUM_VERIFY : PROTO_CHECKSUM_NO_FLAGS);
-    draw_ulpdu(ft, u, f.ulpdu_len, pinfo, info);
+    /* Whatever happens drawing the headers, the verdicts are attached. */
+    TRY {
+        draw_ulpdu(ft, u, f.ulpdu_len, pinfo, info);
+    }
+    CATCH_NONFATAL_ERRORS {
+        show_exception(u, pinfo, ft, EXCEPT_CODE, GET_MESSAGE);
+    }
+    ENDTRY;
     add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, ft, t);
 }
 
@@ -518,12 +561,16 @@ static void draw_conv(proto_tree *tree, tvbuff_t *tvb, const iw_conv *cv)
     proto_tree *ct = proto_item_add_subtree(ci, ett_conv);
     int init = cv->role[0] == MPA_ROLE_INITIATOR ? 0 : cv->role[1] == MPA_ROLE_INITIATOR ? 1 : -1;
     if (init >= 0) {
-        char *a = address_to_str(wmem_packet_scope(), &cv->addr[init]);
-        char *b = address_to_str(wmem_packet_scope(), &cv->addr[!init]);
-        proto_item_set_generated(proto_tree_add_string_format_value(
-            ct, hf_conv_initiator, tvb, 0, 0, a, "%s:%u", a, cv->port[init]));
-        proto_item_set_generated(proto_tree_add_string_format_value(
-            ct, hf_conv_responder, tvb, 0, 0, b, "%s:%u", b, cv->port[!init]));
+        /* The value is what is shown, so "iwmpa.conv.initiator == ..."
+         * matches what the user reads ([v6]:port for IPv6). */
+        for (int k = 0; k < 2; k++) {
+            int side = k ? !init : init;
+            const address *ad = &cv->addr[side];
+            char *a = address_to_str(wmem_packet_scope(), ad);
+            char *v = wmem_strdup_printf(wmem_packet_scope(), ad->type == AT_IPv6 ? "[%s]:%u" : "%s:%u", a,
+                                         cv->port[side]);
+            proto_item_set_generated(proto_tree_add_string(ct, k ? hf_conv_responder : hf_conv_initiator, tvb, 0, 0, v));
+        }
         if (cv->have_frame[init])
             proto_item_set_generated(proto_tree_add_uint(ct, hf_conv_request_frame, tvb, 0, 0, cv->frame_num[init]));
         if (cv->have_frame[!init])
@@ -557,10 +604,10 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     if (!pref_in_charge)
         return 0;
     iw_seg seg;
-    gboolean have_seg = find_tcp(pinfo, tree, &seg);
     iw_frame *fr;
+    seg.payload_len = 0;
     if (!PINFO_FD_VISITED(pinfo)) {
-        if (!have_seg)
+        if (!find_tcp(pinfo, tree, &seg))
             return 0;
         /* Only when Decode As gave a port to iwmpa is a conversation
          * looked up (it costs, on every TCP frame). */
@@ -568,8 +615,13 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         int forced = conv && conversation_get_proto_data(conv, proto_iwmpa) != NULL;
         int became_mpa;
         fr = iw_track(&seg, pinfo->num, &g_prefs, forced, &became_mpa);
-        if (fr)
+        if (fr) {
+            int src = seg.payload_len ? data_src_index(pinfo, seg.tvb) : -1;
+            fr->pay_src = (int16_t)src;
+            fr->pay_off = seg.payload_off;
+            fr->pay_len = src >= 0 ? seg.payload_len : 0;
             p_add_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0, fr);
+        }
         if (became_mpa) {
             /* From the next frame on, TCP hands this connection's payload
              * to iwmpa first: no other dissector takes MPA octets for its
@@ -584,8 +636,12 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     if (!fr)
         return 0;
     tvbuff_t *payload = NULL;
-    if (have_seg && seg.payload_len)
-        payload = tvb_new_subset_length(seg.tvb, seg.payload_off, (gint)seg.payload_len);
+    if (!PINFO_FD_VISITED(pinfo)) {
+        if (seg.payload_len)
+            payload = tvb_new_subset_length(seg.tvb, seg.payload_off, (gint)seg.payload_len);
+    } else {
+        payload = payload_again(pinfo, fr);
+    }
     tvbuff_t *anchor = payload ? payload : tvb;
     proto_item *ti = proto_tree_add_item(tree, proto_iwmpa, anchor, 0, payload ? -1 : 0, ENC_NA);
     proto_tree *mt = proto_item_add_subtree(ti, ett_iwmpa);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/slurp.h"
+
 #include "mpa/findings.h"
 
 static int bad;
@@ -71,34 +73,6 @@ static void connection(const cJSON *c, int want_findings)
             !has_type(x, "name", cJSON_String))
             BAD("a terminate without from/layer/etype/code/name");
     }
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static char *slurp(size_t *n)
-{
-    size_t cap = 1 << 16, len = 0;
-    char *b = malloc(cap + 1);
-    size_t k;
-    while (b && (k = fread(b + len, 1, cap - len, stdin)) > 0) {
-        len += k;
-        if (len == cap) {
-            cap *= 2;
-            char *nb = realloc(b, cap + 1);
-            if (!nb) {
-                free(b);
-                return NULL;
-            }
-            b = nb;
-        }
-    }
-    if (b)
-        b[len] = 0;
-    *n = len;
-    return b;
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,176 @@
+#!/bin/sh
+# The plugin part of `make bench`: tshark with our plugin (iwmpa) against
+# tshark with only the built-in iWARP dissector (iwarp_mpa), on the large
+# capture of `mpa-capgen --big` (the same file as scripts/bench-audit.sh).
+# Prints, never fails.
+#   scripts/bench-plugin.sh [DIR]               (default build/bench)
+#   BENCH_BIG_BYTES=200M scripts/bench-plugin.sh   a smaller capture (default 1G)
+#   BENCH_RUNS=1 scripts/bench-plugin.sh        one run of each command (default 3: the median)
+#   BENCH_PERF=1 scripts/bench-plugin.sh        also perf record our CRC row: where the time goes
+# Both tshark runs are the same command but for the plugin: the same
+# binary, the same user (as root both run as nobody, as
+# scripts/tshark-iwmpa does: Wireshark ignores personal plugins as root),
+# the capture on standard input, an empty private HOME for the built-in
+# one, a private HOME holding build/dissector/iwmpa.so for ours.  The
+# wrapper's own cost (mktemp, cp, setpriv) is measured apart.
+# Wall time by date +%s%N, peak RSS by GNU time (%M).
+set -u
+dir=${1:-build/bench}
+bytes=${BENCH_BIG_BYTES:-1G}
+so=build/dissector/iwmpa.so
+mkdir -p "$dir"
+big=$dir/big-$bytes.pcap
+
+echo "== 6. tshark with the iwmpa plugin against tshark with the built-in iwarp_mpa, same file =="
+if ! command -v tshark >/dev/null 2>&1; then
+    echo "   tshark: not installed (scripts/deps.sh installs it)"
+    exit 0
+fi
+[ -r "$so" ] || { echo "   $so missing (make plugin); skipped"; exit 0; }
+if [ ! -s "$big" ]; then
+    rm -f "$dir"/big-*.pcap
+    build/mpa-capgen --big "$big" --bytes "$bytes" 2>"$dir/big.txt" || {
+        echo "   mpa-capgen --big failed:"; cat "$dir/big.txt"; exit 0; }
+fi
+size=$(stat -c %s "$big")
+timer=""
+[ -x /usr/bin/time ] && timer=/usr/bin/time
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+mkdir -p "$tmp/h0/.config/wireshark" "$tmp/h1/.config/wireshark" "$tmp/h1/.local/lib/wireshark/plugins/4.0/epan"
+cp "$so" "$tmp/h1/.local/lib/wireshark/plugins/4.0/epan/iwmpa.so"
+chmod -R a+rwX "$tmp"
+chmod 755 "$tmp"
+asuser=""
+[ "$(id -u)" = 0 ] && asuser="setpriv --reuid=65534 --regid=65534 --clear-groups"
+# The built-in dissector is heuristic on TCP; make sure it is on.  If our
+# plugin is installed system-wide, the built-in run must not use it.
+bopts="-n"
+heur=$(tshark -G heuristic-decodes 2>/dev/null | awk '$1 == "tcp" && $2 == "iwarp_mpa" { print $3 }')
+[ "$heur" = F ] && bopts="$bopts --enable-heuristic iwarp_mpa_tcp"
+if HOME=$tmp/h0 tshark -G plugins 2>/dev/null | grep -q '^iwmpa'; then
+    bopts="$bopts -o iwmpa.in_charge:FALSE"
+    echo "   (iwmpa is installed system-wide: the built-in rows run with -o iwmpa.in_charge:FALSE)"
+fi
+ver=$(tshark -v 2>/dev/null | sed -n '1s/^TShark (Wireshark) \([^ ]*\).*/\1/p')
+sed 's/^mpa-capgen: /   capture: /' "$dir/big.txt" 2>/dev/null | fold -s -w 100 | sed '2,$s/^/      /'
+echo "   TShark ${ver:-?}; capture on standard input; output to a file."
+
+# once HOME OUT TSHARK-ARGS... < FILE: one tshark run; prints "seconds rss exit".
+once() {
+    home=$1 outf=$2
+    shift 2
+    t0=$(date +%s%N)
+    if [ -n "$timer" ]; then
+        # shellcheck disable=SC2086
+        HOME=$home $timer -f '%M' -o "$tmp/rss" $asuser tshark "$@" >"$outf" 2>"$tmp/err"
+    else
+        # shellcheck disable=SC2086
+        HOME=$home $asuser tshark "$@" >"$outf" 2>"$tmp/err"
+    fi
+    rc=$?
+    t1=$(date +%s%N)
+    r=$(tail -n 1 "$tmp/rss" 2>/dev/null)
+    case $r in '' | *[!0-9]*) r="?" ;; esac
+    echo "$((t1 - t0)) $r $rc"
+}
+# row KEY NAME HOME OUT TSHARK-ARGS...: $runs runs of one command,
+# interleaved with the other rows' by the caller; appends to $tmp/KEY.
+row() {
+    key=$1
+    shift
+    once "$@" <"$big" >>"$tmp/$key"
+}
+# show KEY NAME: the median, min and max of the runs; sets $secs and $rss.
+show() {
+    secs=$(awk '{ print $1 / 1e9 }' "$tmp/$1" | sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] }')
+    rss=$(awk '{ print $2 }' "$tmp/$1" | sort -n | tail -n 1)
+    awk -v n="$2" -v s="$secs" -v b="$size" -v k="$1" '
+        { t = $1 / 1e9; if (NR == 1 || t < lo) lo = t; if (t > hi) hi = t; r = $2; if ($3 != 0) bad = bad " exit " $3 }
+        END { rr = (r == "?") ? "?" : sprintf("%.0f MiB", r / 1024);
+              spread = (NR > 1) ? sprintf("%.1f-%.1f", lo, hi) : "";
+              printf "   %-50s %8.2f %11s %7.0f %10s%s\n", n, s, spread, b / 1e6 / s, rr, bad }' "$tmp/$1"
+}
+# verdicts FILE: frames with a value, values
+verdicts() { awk 'NF { f++; n += split($0, v, ",") } END { printf "%d frames, %d values", f, n }' "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { r = a / b; printf "%.2f (%s)", r, r <= 1.1 ? "target <= 1.1 met" : "target <= 1.1 not met" }'; }
+
+runs=${BENCH_RUNS:-3}
+echo "   $runs runs of each command, interleaved; the median is shown, and the spread"
+echo
+printf '   %-50s %8s %11s %7s %10s\n' "command (tshark -n -r - ... < FILE)" "s" "min-max" "MB/s" "peak RSS"
+k=0
+while [ $k -lt "$runs" ]; do
+    k=$((k + 1))
+    # shellcheck disable=SC2086
+    row bq "$tmp/h0" /dev/null $bopts -r - -q
+    row oq "$tmp/h1" /dev/null -n -r - -q
+    # shellcheck disable=SC2086
+    row tf "$tmp/h0" /dev/null -n --disable-protocol iwarp_mpa -r - -T fields -e tcp.len
+    # shellcheck disable=SC2086
+    row bc "$tmp/h0" "$tmp/b.out" $bopts -r - -T fields -e iwarp_mpa.crc_check
+    row oc "$tmp/h1" "$tmp/o.out" -n -r - -T fields -e iwmpa.crc.status
+done
+show bq "built-in: -q"
+bq=$secs
+show oq "ours:     -q"
+oq=$secs
+show tf "neither (TCP only): -T fields -e tcp.len"
+tf=$secs
+show bc "built-in: -T fields -e iwarp_mpa.crc_check"
+bc=$secs
+brss=$rss
+show oc "ours:     -T fields -e iwmpa.crc.status"
+oc=$secs
+orss=$rss
+echo
+echo "   -q: ours/built-in = $(ratio "$oq" "$bq")"
+echo "       (with -q and no tap or field tshark dissects nothing, with or without the plugin: both rows"
+echo "       are reading the file)"
+echo "   CRC: ours/built-in = $(ratio "$oc" "$bc"); peak RSS $(awk -v a="$orss" -v b="$brss" 'BEGIN {
+    if (a == "?" || b == "?") print "?"; else printf "%.2fx", a / b }') the built-in's"
+awk -v t="$tf" -v b="$bc" -v o="$oc" 'BEGIN {
+    printf "       over TCP alone (%.2f s), the built-in adds %.2f s, ours %.2f s\n", t, b - t, o - t }'
+echo "       built-in: $(verdicts "$tmp/b.out") of iwarp_mpa.crc_check"
+echo "       ours:     $(verdicts "$tmp/o.out") of iwmpa.crc.status ($(tr ',' '\n' <"$tmp/o.out" |
+    awk '$0 == "1" { g++ } $0 == "0" { b++ } $0 == "2" { u++ } END { printf "%d good, %d bad, %d not checked", g, b, u }'))"
+
+# The wrapper's own cost per run (mktemp, cp of the plugin, setpriv), and
+# what loading the plugin adds to tshark's start: medians of 5 runs on a
+# 9-frame capture.
+small=captures/scen-crc-bad.pcap
+med() {
+    for k in 1 2 3 4 5; do
+        t0=$(date +%s%N)
+        "$@" <"$small" >/dev/null 2>&1
+        t1=$(date +%s%N)
+        echo $((t1 - t0))
+    done | sort -n | sed -n 3p
+}
+w=$(med scripts/tshark-iwmpa -n -r - -T fields -e frame.number)
+# shellcheck disable=SC2086
+d=$(med env HOME="$tmp/h1" $asuser tshark -n -r - -T fields -e frame.number)
+# shellcheck disable=SC2086
+z=$(med env HOME="$tmp/h0" $asuser tshark -n -r - -T fields -e frame.number)
+awk -v w="$w" -v d="$d" -v z="$z" 'BEGIN {
+    printf "   start-up (median of 5, 9 frames): tshark %.0f ms, with the plugin %.0f ms, through\n", z / 1e6, d / 1e6;
+    printf "   scripts/tshark-iwmpa %.0f ms: the wrapper adds %.0f ms a run, not counted above\n", w / 1e6, (w - d) / 1e6 }'
+
+if [ "${BENCH_PERF:-0}" = 1 ] && command -v perf >/dev/null 2>&1; then
+    echo
+    echo "   perf record (99 Hz, DWARF call graphs) of ours, -T fields -e iwmpa.crc.status:"
+    # shellcheck disable=SC2086
+    HOME=$tmp/h1 perf record -q -o "$tmp/perf.data" -F 99 --call-graph dwarf,16384 $asuser tshark -n -r - \
+        -T fields -e iwmpa.crc.status <"$big" >/dev/null 2>"$tmp/perf.err"
+    echo "   time by library (self):"
+    perf report -q -i "$tmp/perf.data" --no-children --sort dso -g none 2>/dev/null | grep '%' | head -n 8 |
+        sed 's/^ */     /'
+    echo "   the plugin's functions, with what they call (children):"
+    perf report -q -i "$tmp/perf.data" --children --sort symbol -g none 2>/dev/null |
+        grep -E ' (dissect_iwmpa_post|iw_track|draw_fpdu|draw_ulpdu|draw_conv|draw_frame|find_tcp|tcp_dir_segment|hist_put|finish_frame|mpa_stream_feed|mpa_fpdu_layout|mpa_ddp_decode|mpa_crc32c[a-z_]*)( |$)' |
+        awk '{ printf "     %-8s %s\n", $1, $4 }'
+fi
+echo "   MB/s = 1e6 octets of capture file per second; peak RSS of tshark (GNU time %M)."
+exit 0
