@@ -66,7 +66,7 @@ include tests/fuzz/fuzz.mk
 # make fuzz: tshark with the plugin on mutated captures, then libFuzzer.
 fuzz: plugin-fuzz
 
-test: unit audit-unit golden-check audit-golden audit-live audit-robust plugin-golden plugin-robust fuzz-smoke
+test: unit audit-unit golden-check audit-golden audit-live audit-robust plugin-golden plugin-robust peer-test fuzz-smoke
 	@echo "make test: all suites passed"
 
 bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so

@@ -598,6 +598,21 @@ const char *mpa_ddp_anomaly_name(uint32_t bit)
 
 /* ---- RTR (RFC 6581 9.2) ---------------------------------------------- */
 
+const char *mpa_rtr_str(mpa_rtr_kind k)
+{
+    switch (k) {
+    case MPA_RTR_SEND:
+        return "send";
+    case MPA_RTR_WRITE:
+        return "write";
+    case MPA_RTR_READ:
+        return "read";
+    case MPA_RTR_NONE:
+        break;
+    }
+    return "none";
+}
+
 mpa_rtr_kind mpa_ddp_rtr_kind(const mpa_ddp *d)
 {
     if (!d || !d->complete)

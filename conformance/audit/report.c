@@ -67,21 +67,6 @@ static const char *sender(const audit_conn *c, int dir)
     return dir == 0 ? "client" : "server";
 }
 
-static const char *rtr_str(mpa_rtr_kind k)
-{
-    switch (k) {
-    case MPA_RTR_SEND:
-        return "send";
-    case MPA_RTR_WRITE:
-        return "write";
-    case MPA_RTR_READ:
-        return "read";
-    case MPA_RTR_NONE:
-        break;
-    }
-    return "none";
-}
-
 static const char *end_str(int end) { return end == 1 ? "FIN" : end == 2 ? "RST" : NULL; }
 
 /* ---- JSON ------------------------------------------------------------ */
@@ -223,7 +208,7 @@ static cJSON *conn_json(const report *r, const audit_conn *c, int with_findings)
     for (int dir = 0; dir < 2; dir++)
         if (c->d[dir].rtr != MPA_RTR_NONE) {
             cJSON *rt = cJSON_AddObjectToObject(ng, "rtr_sent");
-            jstr(rt, "type", rtr_str(c->d[dir].rtr));
+            jstr(rt, "type", mpa_rtr_str(c->d[dir].rtr));
             jstr(rt, "from", sender(c, dir));
             jnum(rt, "frame", (double)c->d[dir].rtr_frame);
             cJSON_AddBoolToObject(rt, "negotiated", c->d[dir].rtr_negotiated);
@@ -363,7 +348,7 @@ static void text_conn(report *r, const audit_conn *c)
     }
     for (int dir = 0; dir < 2; dir++)
         if (c->d[dir].rtr != MPA_RTR_NONE) {
-            fprintf(f, "  RTR sent by %s: %s (frame %" PRIu64 ")%s\n", sender(c, dir), rtr_str(c->d[dir].rtr),
+            fprintf(f, "  RTR sent by %s: %s (frame %" PRIu64 ")%s\n", sender(c, dir), mpa_rtr_str(c->d[dir].rtr),
                     c->d[dir].rtr_frame, c->d[dir].rtr_negotiated ? "" : ", not as negotiated");
             break;
         }

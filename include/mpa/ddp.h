@@ -357,6 +357,9 @@ typedef enum mpa_rtr_kind {
  * else, for d == NULL and for d->complete == 0. */
 mpa_rtr_kind mpa_ddp_rtr_kind(const mpa_ddp *d);
 
+/* "send", "write", "read", or "none" (static, never NULL). */
+const char *mpa_rtr_str(mpa_rtr_kind k);
+
 /* Names: static strings, never NULL. */
 /* "RDMA Write", ... "Terminate", "Atomic Request", "Atomic Response",
  * "Immediate Data", "Immediate Data with SE"; "unknown opcode" for the
