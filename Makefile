@@ -69,7 +69,7 @@ fuzz: plugin-fuzz
 test: unit audit-unit golden-check audit-golden audit-live audit-robust plugin-golden plugin-robust peer-test fuzz-smoke
 	@echo "make test: all suites passed"
 
-bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so
+bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B)/mpa-peer
 	@mkdir -p $(B)/bench
 	@rm -f $(B)/bench/*.pcap $(B)/bench/libmpa-figures.txt
 	@if command -v tshark >/dev/null 2>&1; then \
@@ -80,6 +80,7 @@ bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so
 	@sh scripts/bench-tshark.sh $(B)/bench
 	@sh scripts/bench-audit.sh $(B)/bench
 	@sh scripts/bench-plugin.sh $(B)/bench
+	@sh scripts/bench-peer.sh
 
 $(B)/mpa-bench: bench/mpa-bench.c bench/pcap-write.h tests/scen.h $(B)/libmpa.a
 	$(CC) $(CSTD) $(WARN) -O2 -g -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a

@@ -337,7 +337,12 @@ static void parse_args(int argc, char **argv)
         usage_error("%s", "give --listen [ADDR:]PORT or --connect HOST:PORT");
     if (!cfg.listen && !strchr(where, ':'))
         usage_error("--connect %s: HOST:PORT, please", where);
-    split_hostport(where, &cfg.addr, &cfg.port);
+    /* a copy: ps and pgrep -f keep showing the command line as given */
+    static char where_buf[300];
+    if (strlen(where) >= sizeof where_buf)
+        usage_error("%s: too long", where);
+    strcpy(where_buf, where);
+    split_hostport(where_buf, &cfg.addr, &cfg.port);
     num_arg(cfg.listen ? "--listen port" : "--connect port", cfg.port, 65535);
     if (!cfg.listen && (!cfg.addr || !*cfg.addr))
         usage_error("--connect %s: HOST:PORT", cfg.port);
