@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* All of stdin, NUL-terminated, length in *n; NULL when out of memory. */
-static char *slurp(size_t *n)
+static inline char *slurp(size_t *n)
 {
     size_t cap = 1 << 16, len = 0;
     char *b = malloc(cap + 1);
@@ -31,7 +31,7 @@ static char *slurp(size_t *n)
 }
 
 /* qsort comparator for an array of C strings. */
-static int cmp_str(const void *a, const void *b)
+static inline int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
