@@ -18,7 +18,9 @@
 FUZZ_LIB_TARGETS := fuzz_frame fuzz_fpdu fuzz_ddp fuzz_stream
 # fuzz_pcap runs the whole of mpa-audit (conformance/audit, libpcap,
 # cJSON); its seeds are the reference captures.
-FUZZ_TARGETS := $(FUZZ_LIB_TARGETS) fuzz_pcap
+# fuzz_scen: mpa-inject's scenario parser (cJSON); its seeds are the
+# example scenarios and the scripts it must reject.
+FUZZ_TARGETS := $(FUZZ_LIB_TARGETS) fuzz_pcap fuzz_scen
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_SECONDS ?= 600
 
@@ -44,16 +46,25 @@ $(B)/fuzz/fuzz_pcap: tests/fuzz/fuzz_pcap.c $(LIB_SRCS) $(LIB_HDRS) $(AUDIT_SRCS
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -Iconformance/audit $(EXT_CFLAGS) $(FUZZ_SAN) $< $(LIB_SRCS) $(AUDIT_SRCS) -o $@ $(EXT_LIBS)
 
+$(B)/fuzz/fuzz_scen: tests/fuzz/fuzz_scen.c injector/inject/scen.c injector/inject/scen.h $(LIB_SRCS) $(LIB_HDRS) \
+                     tests/fuzz/fuzz.mk
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -Iinjector $(EXT_CFLAGS) $(FUZZ_SAN) $< injector/inject/scen.c $(LIB_SRCS) -o $@ \
+	    $(CJSON_LIBS)
+
 $(B)/fuzz/mkseeds: tests/fuzz/mkseeds.c tests/scen.h $(B)/libmpa.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a
 
 # The seeds are rewritten whenever the generator (or the library) changes.
-$(B)/fuzz/seeds/.stamp: $(B)/fuzz/mkseeds $(wildcard captures/*.pcap captures/*.pcapng)
+$(B)/fuzz/seeds/.stamp: $(B)/fuzz/mkseeds $(wildcard captures/*.pcap captures/*.pcapng) \
+                        $(wildcard injector/scenarios/*.json tests/inject/bad/*.json)
 	@rm -rf $(B)/fuzz/seeds
 	@$(B)/fuzz/mkseeds $(B)/fuzz/seeds
 	@mkdir -p $(B)/fuzz/seeds/fuzz_pcap
 	@cp captures/*.pcap captures/*.pcapng $(B)/fuzz/seeds/fuzz_pcap/ 2>/dev/null || true
+	@mkdir -p $(B)/fuzz/seeds/fuzz_scen
+	@cp injector/scenarios/*.json tests/inject/bad/*.json $(B)/fuzz/seeds/fuzz_scen/ 2>/dev/null || true
 	@touch $@
 
 fuzz-seeds: $(B)/fuzz/seeds/.stamp
