@@ -12,6 +12,7 @@
 #include <cJSON.h>
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,6 +294,9 @@ static int get_int(pctx *c, const cJSON *j, const char *path, int64_t min, int64
     int64_t v;
     if (cJSON_IsNumber(j)) {
         double d = j->valuedouble;
+        /* 2^63 bounds what converts to int64_t at all (NaN fails both) */
+        if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+            return fail(c, path, "%g is not in %" PRId64 "..%" PRId64, d, min, max);
         if (d != (double)(int64_t)d)
             return fail(c, path, "%g is not a whole number", d);
         v = (int64_t)d;
@@ -1367,6 +1371,10 @@ int sc_parse(const char *file, const char *text, size_t len, const char *const *
             fail(&c, p, "the first steps must open the connection (\"open\": {})");
             goto out;
         }
+    }
+    if (!opened) {
+        fail(&c, "$.steps", "no step opens the connection (\"open\": {})");
+        goto out;
     }
     rc = 0;
 out:
