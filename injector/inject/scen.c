@@ -1101,6 +1101,95 @@ static int parse_reqs(pctx *c, const cJSON *j, const char *path, char (*req)[SC_
     return 0;
 }
 
+const char *const sc_need_words[] = {"enhanced", "p2p", "markers", "reject", NULL};
+
+static int get_text(pctx *c, const cJSON *j, const char *path, char *out, size_t n)
+{
+    if (!cJSON_IsString(j))
+        return fail(c, path, "expected a string, got %s", jtype(j));
+    if (strlen(j->valuestring) >= n)
+        return fail(c, path, "longer than %zu characters", n - 1);
+    snprintf(out, n, "%s", j->valuestring);
+    return 0;
+}
+
+/* "test": {"id", "class", "needs", "setup", "problems", "quirks"} */
+static int parse_test(pctx *c, const cJSON *j, scenario *s)
+{
+    static const char *const keys[] = {"id", "class", "needs", "setup", "problems", "quirks", NULL};
+    if (!cJSON_IsObject(j))
+        return fail(c, "$.test", "expected an object, got %s", jtype(j));
+    if (only_keys(c, j, "$.test", keys))
+        return -1;
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
+    if (!id)
+        return fail(c, "$.test.id", "a test needs an id (\"startup.key.request-octet-0\")");
+    if (get_text(c, id, "$.test.id", s->test_id, sizeof s->test_id))
+        return -1;
+    for (const char *p = s->test_id; *p; p++)
+        if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_') ||
+            (p == s->test_id && !isalnum((unsigned char)*p)))
+            return fail(c, "$.test.id", "\"%s\": lower-case letters, digits, '.', '-' and '_' only", s->test_id);
+    if (!s->test_id[0])
+        return fail(c, "$.test.id", "empty");
+    const cJSON *cl = cJSON_GetObjectItemCaseSensitive(j, "class");
+    if (!cl || !cJSON_IsString(cl) || (strcmp(cl->valuestring, "M") && strcmp(cl->valuestring, "FYI")))
+        return fail(c, "$.test.class", "\"M\" (mandatory) or \"FYI\" (informative)");
+    s->mandatory = !strcmp(cl->valuestring, "M");
+    const cJSON *nd = cJSON_GetObjectItemCaseSensitive(j, "needs");
+    if (nd) {
+        if (!cJSON_IsArray(nd))
+            return fail(c, "$.test.needs", "expected an array of capabilities, got %s", jtype(nd));
+        int i = 0;
+        for (const cJSON *e = nd->child; e; e = e->next, i++) {
+            char ip[64];
+            snprintf(ip, sizeof ip, "$.test.needs[%d]", i);
+            int known = 0;
+            for (unsigned k = 0; cJSON_IsString(e) && sc_need_words[k]; k++)
+                known |= !strcmp(e->valuestring, sc_need_words[k]);
+            if (!known)
+                return fail(c, ip, "not a capability (enhanced, p2p, markers, reject)");
+            if (s->nneeds >= SC_MAX_NEEDS)
+                return fail(c, ip, "at most %d", SC_MAX_NEEDS);
+            snprintf(s->needs[s->nneeds++], sizeof s->needs[0], "%s", e->valuestring);
+        }
+    }
+    const cJSON *su = cJSON_GetObjectItemCaseSensitive(j, "setup");
+    if (su && get_text(c, su, "$.test.setup", s->setup, sizeof s->setup))
+        return -1;
+    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(j, "problems");
+    if (pr && get_text(c, pr, "$.test.problems", s->problems, sizeof s->problems))
+        return -1;
+    const cJSON *qs = cJSON_GetObjectItemCaseSensitive(j, "quirks");
+    if (qs) {
+        if (!cJSON_IsArray(qs))
+            return fail(c, "$.test.quirks", "expected an array of {\"id\", \"text\"}, got %s", jtype(qs));
+        int i = 0;
+        for (const cJSON *e = qs->child; e; e = e->next, i++) {
+            static const char *const qkeys[] = {"id", "text", NULL};
+            char ip[64], kp[80];
+            snprintf(ip, sizeof ip, "$.test.quirks[%d]", i);
+            if (!cJSON_IsObject(e))
+                return fail(c, ip, "expected {\"id\", \"text\"}, got %s", jtype(e));
+            if (only_keys(c, e, ip, qkeys))
+                return -1;
+            if (s->nquirks >= SC_MAX_QUIRKS)
+                return fail(c, ip, "at most %d quirks", SC_MAX_QUIRKS);
+            const cJSON *qi = cJSON_GetObjectItemCaseSensitive(e, "id");
+            const cJSON *qt = cJSON_GetObjectItemCaseSensitive(e, "text");
+            snprintf(kp, sizeof kp, "%s.id", ip);
+            if (!qi || get_text(c, qi, kp, s->quirks[s->nquirks].id, sizeof s->quirks[0].id))
+                return c->bad ? -1 : fail(c, kp, "a quirk needs an id");
+            snprintf(kp, sizeof kp, "%s.text", ip);
+            if (!qt || get_text(c, qt, kp, s->quirks[s->nquirks].text, sizeof s->quirks[0].text))
+                return c->bad ? -1 : fail(c, kp, "a quirk needs a text");
+            s->nquirks++;
+        }
+    }
+    s->is_test = 1;
+    return 0;
+}
+
 static int parse_step(pctx *c, const cJSON *j, const char *path, sc_step *st)
 {
     static const char *const keys[] = {"open", "send", "expect", "sleep", "close", "abort",
@@ -1247,7 +1336,7 @@ int sc_parse(const char *file, const char *text, size_t len, const char *const *
         return -1;
     }
     static const char *const keys[] = {"name", "description", "device", "timeout_ms", "requirements", "vars",
-                                       "fail_on_findings", "expected_findings", "steps", NULL};
+                                       "fail_on_findings", "expected_findings", "test", "steps", NULL};
     char p[160];
     int rc = -1;
     if (only_keys(&c, root, "$", keys))
@@ -1295,6 +1384,9 @@ int sc_parse(const char *file, const char *text, size_t len, const char *const *
         goto out;
     const cJSON *ef = cJSON_GetObjectItemCaseSensitive(root, "expected_findings");
     if (ef && parse_reqs(&c, ef, "$.expected_findings", out->expected_findings, &out->nexpected))
+        goto out;
+    const cJSON *tm = cJSON_GetObjectItemCaseSensitive(root, "test");
+    if (tm && parse_test(&c, tm, out))
         goto out;
     /* variables: the script's, then the command line's (which win) */
     const cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "vars");

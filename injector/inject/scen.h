@@ -31,6 +31,8 @@
 #define SC_MAX_CAPT 8
 #define SC_MAX_SPLIT 64
 #define SC_MAX_REQ 8
+#define SC_MAX_NEEDS 6
+#define SC_MAX_QUIRKS 4
 #define SC_ID_LEN 40
 
 /* A number to send: a literal, a variable, or absent (the default). */
@@ -201,6 +203,18 @@ typedef struct scenario {
     uint8_t nreq;
     sc_var_init vars[SC_MAX_VARS];
     unsigned nvars;
+    /* "test": what makes the scenario a conformance test (mpa-conform) */
+    uint8_t is_test;
+    char test_id[64];         /* "startup.key.request-octet-0" */
+    uint8_t mandatory;        /* class "M" (1) or "FYI" (0) */
+    char needs[SC_MAX_NEEDS][16]; /* device capabilities the test needs (sc_need_words) */
+    uint8_t nneeds;
+    char setup[512], problems[512];
+    struct {
+        char id[48];
+        char text[400];
+    } quirks[SC_MAX_QUIRKS];
+    uint8_t nquirks;
     uint8_t needs_raw;        /* uses raw-only delivery tricks */
     char raw_path[192];       /* the first of them: "$.steps[4].send.reorder" */
     sc_step *steps;
@@ -219,6 +233,11 @@ int sc_load(const char *file, const char *const *defines, unsigned n_defines, sc
             size_t errlen);
 
 void sc_free(scenario *s);
+
+/* The capabilities a test may need of the device ("needs"), NULL-ended:
+ * enhanced (RFC 6581), p2p (RTRs: A=1), markers (it asks for markers,
+ * M=1), reject (it is set to reject the connection). */
+extern const char *const sc_need_words[];
 
 /* 1 when id is a requirement id of the catalogue (libmpa's rule table,
  * which holds every id of REQUIREMENTS.md and the ids added to it). */
