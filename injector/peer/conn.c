@@ -421,8 +421,11 @@ static void reaction(conn *c, mpa_finding_id id)
     case MPA_F_FRM_PDLEN_MATCH:
     case MPA_F_FRM_WHOLE:
     case MPA_F_FRM_S_PDLEN:
-    case MPA_F_FRM_R_REQ:
         re = RE_BADFRAME;
+        break;
+    /* R in a Request is sent as zero but not checked on receipt
+     * (RFC 5044 7.1.1): the sender broke the rule, the Request stands. */
+    case MPA_F_FRM_R_REQ:
         break;
     /* Startups that cannot work: Initiator/Initiator (rule 8), octets
      * that cannot be framed yet, a peer that did not close after our
