@@ -68,12 +68,6 @@ static void usage(FILE *f)
           f);
 }
 
-static void on_signal(int sig)
-{
-    (void)sig;
-    run_interrupted = 1;
-}
-
 /* What main allocates, freed at exit whichever way it returns. */
 static const char **g_defs;
 static scenario *g_sc;
@@ -203,13 +197,7 @@ int main(int argc, char **argv)
         }
         return 0;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    play_catch_signals();
 
     FILE *prog = quiet ? NULL : (json && !strcmp(json, "-")) ? stderr : stdout;
     FILE *outf = (json && !strcmp(json, "-")) ? stderr : stdout;

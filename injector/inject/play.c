@@ -218,6 +218,23 @@ static int lab_wait_port(player *L, const char *host, char *err, size_t errlen)
 
 /* ---- the player ---------------------------------------------------------- */
 
+static void on_signal(int sig)
+{
+    (void)sig;
+    run_interrupted = 1;
+}
+
+void play_catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
 int play_init(player *P, const play_cfg *c, char *err, size_t errlen)
 {
     memset(P, 0, sizeof *P);

@@ -60,6 +60,11 @@ const char *play_missing(const player *P, const scenario *s, char *buf, size_t n
  * goes to trace_path (NULL: none).  Fills *r (run_result_free it). */
 void play_run(player *P, const scenario *s, const char *trace_path, run_result *r);
 
+/* SIGINT, SIGTERM and SIGHUP set run_interrupted (the run stops at its
+ * next wait, the device and the lab are cleaned up, exit status 2);
+ * SIGPIPE is ignored. */
+void play_catch_signals(void);
+
 /* Stop everything (the lab goes); safe to call twice. */
 void play_done(player *P);
 

@@ -20,7 +20,9 @@ FUZZ_LIB_TARGETS := fuzz_frame fuzz_fpdu fuzz_ddp fuzz_stream
 # cJSON); its seeds are the reference captures.
 # fuzz_scen: mpa-inject's scenario parser (cJSON); its seeds are the
 # example scenarios and the scripts it must reject.
-FUZZ_TARGETS := $(FUZZ_LIB_TARGETS) fuzz_pcap fuzz_scen
+# fuzz_html: mpa-conform's HTML report from any JSON; seeds: the fixture
+# report and reports made by the conformance tests.
+FUZZ_TARGETS := $(FUZZ_LIB_TARGETS) fuzz_pcap fuzz_scen fuzz_html
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_SECONDS ?= 600
 
@@ -52,19 +54,26 @@ $(B)/fuzz/fuzz_scen: tests/fuzz/fuzz_scen.c injector/inject/scen.c injector/inje
 	$(CLANG) $(FUZZ_CFLAGS) -Iinjector $(EXT_CFLAGS) $(FUZZ_SAN) $< injector/inject/scen.c $(LIB_SRCS) -o $@ \
 	    $(CJSON_LIBS)
 
+$(B)/fuzz/fuzz_html: tests/fuzz/fuzz_html.c conformance/conform/html.c conformance/conform/html.h tests/fuzz/fuzz.mk
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -Iconformance/conform $(EXT_CFLAGS) $(FUZZ_SAN) $< conformance/conform/html.c -o $@ \
+	    $(CJSON_LIBS)
+
 $(B)/fuzz/mkseeds: tests/fuzz/mkseeds.c tests/scen.h $(B)/libmpa.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a
 
 # The seeds are rewritten whenever the generator (or the library) changes.
 $(B)/fuzz/seeds/.stamp: $(B)/fuzz/mkseeds $(wildcard captures/*.pcap captures/*.pcapng) \
-                        $(wildcard injector/scenarios/*.json tests/inject/bad/*.json)
+                        $(wildcard injector/scenarios/*.json tests/inject/bad/*.json) tests/conform/fixture/report.json
 	@rm -rf $(B)/fuzz/seeds
 	@$(B)/fuzz/mkseeds $(B)/fuzz/seeds
 	@mkdir -p $(B)/fuzz/seeds/fuzz_pcap
 	@cp captures/*.pcap captures/*.pcapng $(B)/fuzz/seeds/fuzz_pcap/ 2>/dev/null || true
 	@mkdir -p $(B)/fuzz/seeds/fuzz_scen
 	@cp injector/scenarios/*.json tests/inject/bad/*.json $(B)/fuzz/seeds/fuzz_scen/ 2>/dev/null || true
+	@mkdir -p $(B)/fuzz/seeds/fuzz_html
+	@cp tests/conform/fixture/report.json $(B)/fuzz/seeds/fuzz_html/ 2>/dev/null || true
 	@touch $@
 
 fuzz-seeds: $(B)/fuzz/seeds/.stamp

@@ -1,0 +1,20 @@
+# mpa-conform (included by the root Makefile after injector/injector.mk:
+# uses INJ_SRCS, INJ_GEN, INJ_CFLAGS, NET_LIBS from it).
+#
+#   conformance/mpa-conform.c   the program
+#   conformance/conform/*.c     its modules (the HTML report)
+#   conformance/suites/         the suites: scenario scripts with a "test" block
+
+CONF_SRCS := $(sort $(wildcard conformance/conform/*.c))
+CONF_HDRS := $(wildcard conformance/conform/*.h)
+CONF_CFLAGS := $(INJ_CFLAGS) -Iconformance/conform
+
+$(B)/mpa-conform: conformance/mpa-conform.c $(CONF_SRCS) $(CONF_HDRS) $(INJ_SRCS) $(INJ_HDRS) $(INJ_GEN) $(B)/libmpa.a
+	$(CC) $(CONF_CFLAGS) conformance/mpa-conform.c $(CONF_SRCS) $(INJ_SRCS) $(INJ_GEN) -o $@ $(B)/libmpa.a \
+	    $(EXT_LIBS) $(NET_LIBS)
+
+# The suites against mpa-peer, correct and in each fault mode; the
+# reports (JSON, JUnit, HTML in headless chromium) (tests/conform/).
+.PHONY: conform-test
+conform-test: $(B)/mpa-conform $(B)/mpa-peer $(B)/jget $(B)/htmlgen-asan $(B)/mpa-inject
+	@tests/conform/conform-test.sh

@@ -1,0 +1,33 @@
+# mpa-conform's HTML report (conformance/conform/html.c) and its test.
+# A draft for the lead to include from the root Makefile, after
+# conformance/conformance.mk (uses B, CC, CSTD, WARN, CFLAGS, TESTCFLAGS,
+# CJSON_CFLAGS, CJSON_LIBS).
+#
+#   build/htmlgen        tests/conform/htmlgen.c: REPORT.json -> OUT.html
+#   build/htmlgen-asan   the same under ASan+UBSan (what the test runs)
+#   conform-html-test    tests/conform/html-test.sh: the fixture report
+#                        through htmlgen, static checks, then Debian's
+#                        chromium headless (DOM dump and a screenshot,
+#                        build/conform/report.png)
+#   conform-html-fixture regenerate tests/conform/fixture/ from real
+#                        mpa-inject runs against mpa-peer (review the diff)
+
+CONFORM_HTML_SRCS := conformance/conform/html.c
+CONFORM_HTML_HDRS := conformance/conform/html.h
+
+$(B)/htmlgen: tests/conform/htmlgen.c $(CONFORM_HTML_SRCS) $(CONFORM_HTML_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iconformance/conform $(CJSON_CFLAGS) \
+	    $< $(CONFORM_HTML_SRCS) -o $@ $(CJSON_LIBS)
+
+$(B)/htmlgen-asan: tests/conform/htmlgen.c $(CONFORM_HTML_SRCS) $(CONFORM_HTML_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TESTCFLAGS) -Iconformance/conform $(CJSON_CFLAGS) \
+	    $< $(CONFORM_HTML_SRCS) -o $@ $(CJSON_LIBS)
+
+.PHONY: conform-html-test conform-html-fixture
+conform-html-test: $(B)/htmlgen-asan $(B)/jget
+	@tests/conform/html-test.sh
+
+conform-html-fixture: $(B)/mpa-inject $(B)/mpa-peer
+	tests/conform/fixture/regen.sh
