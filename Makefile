@@ -26,7 +26,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
 TOOLS     := $(B)/mpa-decode $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids $(B)/mpa-replay
 
 .PHONY: all lib test unit audit-unit audit-golden golden-audit audit-live fuzz-smoke fuzz bench clean deps demo
-all: lib $(TOOLS) plugin $(B)/mpa-inject $(B)/mpa-peer
+all: lib $(TOOLS) plugin $(B)/mpa-inject $(B)/mpa-peer $(B)/mpa-conform
 lib: $(B)/libmpa.a $(B)/libmpa.so
 
 $(B)/obj/%.o: src/%.c $(LIB_HDRS)
@@ -61,15 +61,17 @@ unit: $(UNIT_BINS)
 include conformance/conformance.mk
 include dissector/dissector.mk
 include injector/injector.mk
+include conformance/conform/conform.mk
+include conformance/conform/html.mk
 include tests/fuzz/fuzz.mk
 
 # make fuzz: tshark with the plugin on mutated captures, then libFuzzer.
 fuzz: plugin-fuzz
 
-test: unit audit-unit golden-check audit-golden audit-live audit-robust plugin-golden plugin-robust peer-test utcp-test inject-test raw-test fuzz-smoke
+test: unit audit-unit golden-check audit-golden audit-live audit-robust plugin-golden plugin-robust peer-test utcp-test inject-test raw-test conform-test fuzz-smoke
 	@echo "make test: all suites passed"
 
-bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B)/mpa-peer
+bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B)/mpa-peer $(B)/mpa-conform
 	@mkdir -p $(B)/bench
 	@rm -f $(B)/bench/*.pcap $(B)/bench/libmpa-figures.txt
 	@if command -v tshark >/dev/null 2>&1; then \
@@ -81,6 +83,7 @@ bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B
 	@sh scripts/bench-audit.sh $(B)/bench
 	@sh scripts/bench-plugin.sh $(B)/bench
 	@sh scripts/bench-peer.sh
+	@sh scripts/bench-conform.sh
 
 $(B)/mpa-bench: bench/mpa-bench.c bench/pcap-write.h tests/scen.h $(B)/libmpa.a
 	$(CC) $(CSTD) $(WARN) -O2 -g -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a

@@ -7,7 +7,7 @@
 #                            tests, and the comparison in `make bench`)
 #   scripts/deps.sh bench    the same (kept for the older README)
 set -eu
-pkgs="gcc make libc6-dev pkg-config clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev libnet1-dev iproute2 groff-base time wireshark-dev libwireshark-dev libglib2.0-dev tshark"
+pkgs="gcc make libc6-dev pkg-config clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev libnet1-dev iproute2 groff-base chromium libxml2-utils time wireshark-dev libwireshark-dev libglib2.0-dev tshark"
 missing=""
 for p in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
