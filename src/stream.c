@@ -331,10 +331,11 @@ static void judge_std_frame(S *s, int dir)
                 "%s has S=1 but PD_Length %u cannot hold the 4-octet IRD/ORD field", what, f->pd_len);
         d->improper = 1;
     }
-    if (f->kind == MPA_KEY_REQ && f->r) {
+    /* R in a Request is sent as zero and not checked on receipt (RFC
+     * 5044 7.1.1): the sender broke a rule, but the Request is not
+     * improperly formatted, and the Responder may answer it. */
+    if (f->kind == MPA_KEY_REQ && f->r)
         finding(s, dir, off + 16, MPA_F_FRM_R_REQ, "Request has R=1");
-        d->improper = 1;
-    }
     if (f->has_enh && !f->enh.a && (f->enh.b | f->enh.c | f->enh.d))
         finding(s, dir, off + 20, MPA_F_ENH_BCD_ZERO, "%s has A=0 with B=%u C=%u D=%u", what, f->enh.b,
                 f->enh.c, f->enh.d);

@@ -880,7 +880,7 @@ static const scen_case scen_cases[] = {
     {"rev-bad", "Rev 3 (7.1.1)", sc_rev_bad, "MPA-FRM-REV"},
     {"rev-bad-answered", "Rev 0 answered", sc_rev_bad_answered, "MPA-FRM-REV MPA-STA-BAD-REQ-CLOSE"},
     {"res-bits", "Res bit 0x8", sc_res_bits, "MPA-FRM-RES"},
-    {"r-in-req", "R=1 in a Request", sc_r_in_req, "MPA-FRM-R-REQ"},
+    {"r-in-req", "R=1 in a Request", sc_r_in_req, "MPA-FRM-R-REQ MPA-STA-REJECT"},
     {"pdlen-max", "PD_Length 600", sc_pdlen_max, "MPA-FRM-PDLEN-MAX"},
     {"pdlen-lie", "PD_Length lies", sc_pdlen_lie, "MPA-FRM-PDLEN-MATCH"},
     {"pdlen-max-cut", "Reply claims PD_Length 65535, then RST", sc_pdlen_max_cut,
