@@ -620,6 +620,7 @@ int main(int argc, char **argv)
     const char **globs = calloc((size_t)argc + 1, sizeof *globs);
     unsigned nglobs = 0;
     int list = 0, quiet = 0, verbose = 0;
+    long num;
     atexit(free_tests);
     int c;
     while ((c = getopt_long(argc, argv, "d:l:r:46t:o:qvh", lo, NULL)) != -1) {
@@ -636,9 +637,23 @@ int main(int argc, char **argv)
         case O_TRANSPORT: pc.transport = optarg; break;
         case O_IFACE: pc.iface = optarg; break;
         case O_SRC: pc.src = optarg; break;
-        case O_SRC_PORT: pc.src_port = (uint16_t)strtoul(optarg, NULL, 10); break;
+        case O_SRC_PORT:
+            if (play_num_arg(optarg, 1, 65535, &num)) {
+                fprintf(stderr, "mpa-conform: --src-port %s: not a port\n", optarg);
+                free(globs);
+                return 2;
+            }
+            pc.src_port = (uint16_t)num;
+            break;
         case O_GW_MAC: pc.gw_mac = optarg; break;
-        case O_MSS: pc.mss = (uint16_t)strtoul(optarg, NULL, 10); break;
+        case O_MSS:
+            if (play_num_arg(optarg, 64, 65495, &num)) {
+                fprintf(stderr, "mpa-conform: --mss %s: not in 64..65495\n", optarg);
+                free(globs);
+                return 2;
+            }
+            pc.mss = (uint16_t)num;
+            break;
         case 't': globs[nglobs++] = optarg; break;
         case O_LIST: list = 1; break;
         case O_PLAN: plan = optarg; break;

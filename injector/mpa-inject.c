@@ -129,16 +129,14 @@ int main(int argc, char **argv)
         case O_IFACE: iface = optarg; break;
         case O_SRC: src = optarg; break;
         case O_SRC_PORT:
-            src_port = strtol(optarg, NULL, 10);
-            if (src_port <= 0 || src_port > 65535) {
+            if (play_num_arg(optarg, 1, 65535, &src_port)) {
                 fprintf(stderr, "mpa-inject: --src-port %s: not a port\n", optarg);
                 return 2;
             }
             break;
         case O_GW_MAC: gw_mac = optarg; break;
         case O_MSS:
-            mss = strtol(optarg, NULL, 10);
-            if (mss < 64 || mss > 65495) {
+            if (play_num_arg(optarg, 64, 65495, &mss)) {
                 fprintf(stderr, "mpa-inject: --mss %s: not in 64..65495\n", optarg);
                 return 2;
             }

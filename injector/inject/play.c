@@ -218,6 +218,19 @@ static int lab_wait_port(player *L, const char *host, char *err, size_t errlen)
 
 /* ---- the player ---------------------------------------------------------- */
 
+int play_num_arg(const char *arg, long min, long max, long *out)
+{
+    if (!arg || !isdigit((unsigned char)arg[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 static void on_signal(int sig)
 {
     (void)sig;

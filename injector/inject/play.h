@@ -68,6 +68,10 @@ void play_catch_signals(void);
 /* Stop everything (the lab goes); safe to call twice. */
 void play_done(player *P);
 
+/* A whole decimal number in [min, max] (no sign tricks, no trailing
+ * text): 0 and *out, or -1. */
+int play_num_arg(const char *arg, long min, long max, long *out);
+
 /* HOST:PORT, [V6]:PORT or (need_host 0) PORT.  0 or -1. */
 int play_split_hostport(const char *s, char *host, size_t hn, char *port, size_t pn, int need_host);
 

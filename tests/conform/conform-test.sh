@@ -72,6 +72,9 @@ if want static; then
     usage "not one of enhanced" --caps enhanced,wings -d 127.0.0.1:1
     usage "no test selected" -t 'no.such.*' -d 127.0.0.1:1
     usage "give --role" --spawn x -d 1 -l 0
+    usage "--mss 99999: not in 64..65495" --mss 99999 -d 127.0.0.1:1
+    head -c 300 conformance/suites/startup/request-r1.json >$tmp/cut.json
+    usage "cut.json: line" $tmp/cut.json -d 127.0.0.1:1
     usage "need --listen" -r initiator -d 127.0.0.1:1
     usage "not a conformance test" injector/scenarios/responder-basic.json -d 127.0.0.1:1
     # the device is not there: every Responder test is an error, exit 2, and says where

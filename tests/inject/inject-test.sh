@@ -93,6 +93,8 @@ if [ -z "$only" ]; then
     usage "--iface and --src" --transport raw -t 127.0.0.1:1 $sc/responder-basic.json
     usage "use --trace-dir" -w x.pcapng -t 127.0.0.1:1 $sc/responder-basic.json $sc/responder-bad-key.json
     usage "expected HOST:PORT" -t nowhere $sc/responder-basic.json
+    usage "--mss 12abc: not in 64..65495" --mss 12abc -t 127.0.0.1:1 $sc/responder-basic.json
+    usage "--src-port 0: not a port" --src-port 0 -t 127.0.0.1:1 $sc/responder-basic.json
     # --help names every option it has (doc-check compares with the man page)
     $inj --help | grep -q -- "--spawn" && ok || ko "--help does not mention --spawn"
 fi
