@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +51,8 @@ static void usage(FILE *f)
           "      --spawn COMMAND      start the device for each test (sh -c; {addr} {peer}\n"
           "                           {port} as in mpa-inject); needs one --role\n"
           "      --lab COMMAND        the same in a network-namespace lab (root)\n"
+          "      --before COMMAND     run sh -c COMMAND before each test ({test} {role});\n"
+          "                           the test is an error if it exits non-zero\n"
           "Transport:\n"
           "      --transport socket|raw, --iface IF, --src ADDR, --src-port N, --gw-mac MAC,\n"
           "      --mss N              as in mpa-inject(1)\n"
@@ -289,6 +292,42 @@ static cJSON *test_json(const test *t, const run_result *r, const char *transpor
     if (trace_rel)
         cJSON_AddStringToObject(o, "trace", trace_rel);
     return o;
+}
+
+/* ---- --before COMMAND ------------------------------------------------------ */
+
+/* Run the operator's command before a test, {test} and {role} replaced
+ * (a device reset, a mark in the device's log, a health check).  What
+ * it prints is read and dropped, but for its last line, which becomes
+ * the reason when it fails: 0, or -1 and why. */
+static int run_before(const char *cmd, const char *test_id, const char *role, char *why, size_t n)
+{
+    char line[4096];
+    static const char *const keys[] = {"test", "role", NULL};
+    const char *const vals[] = {test_id, role};
+    play_expand(cmd, keys, vals, line, sizeof line);
+    fflush(NULL);
+    FILE *f = popen(line, "r");
+    if (!f) {
+        snprintf(why, n, "--before: cannot run the command: %s", strerror(errno));
+        return -1;
+    }
+    char buf[512], last[200] = "";
+    while (fgets(buf, sizeof buf, f)) {
+        buf[strcspn(buf, "\n")] = 0;
+        if (buf[0])
+            snprintf(last, sizeof last, "%.199s", buf);
+    }
+    int st = pclose(f);
+    if (st == 0)
+        return 0;
+    if (st > 0 && WIFEXITED(st))
+        snprintf(why, n, "--before command exited with status %d%s%s", WEXITSTATUS(st), last[0] ? ": " : "", last);
+    else if (st > 0 && WIFSIGNALED(st))
+        snprintf(why, n, "--before command killed by signal %d%s%s", WTERMSIG(st), last[0] ? ": " : "", last);
+    else
+        snprintf(why, n, "--before command failed: %s", strerror(errno));
+    return -1;
 }
 
 /* ---- JUnit XML ------------------------------------------------------------- */
@@ -593,7 +632,7 @@ static int mkdirs(const char *dir)
 
 enum {
     O_CAPS = 256, O_BIND, O_SPAWN, O_LAB, O_TRANSPORT, O_IFACE, O_SRC, O_SRC_PORT, O_GW_MAC, O_MSS, O_LIST, O_PLAN,
-    O_JSON, O_JUNIT, O_HTML, O_VERSION,
+    O_JSON, O_JUNIT, O_HTML, O_VERSION, O_BEFORE,
 };
 
 int main(int argc, char **argv)
@@ -603,6 +642,7 @@ int main(int argc, char **argv)
         {"listen", required_argument, NULL, 'l'}, {"role", required_argument, NULL, 'r'},
         {"caps", required_argument, NULL, O_CAPS}, {"bind", required_argument, NULL, O_BIND},
         {"spawn", required_argument, NULL, O_SPAWN}, {"lab", required_argument, NULL, O_LAB},
+        {"before", required_argument, NULL, O_BEFORE},
         {"transport", required_argument, NULL, O_TRANSPORT}, {"iface", required_argument, NULL, O_IFACE},
         {"src", required_argument, NULL, O_SRC}, {"src-port", required_argument, NULL, O_SRC_PORT},
         {"gw-mac", required_argument, NULL, O_GW_MAC}, {"mss", required_argument, NULL, O_MSS},
@@ -616,6 +656,7 @@ int main(int argc, char **argv)
     play_cfg pc;
     memset(&pc, 0, sizeof pc);
     pc.transport = "socket";
+    const char *before = NULL;
     const char *role = NULL, *caps = "", *plan = NULL, *out_dir = NULL, *json = NULL, *junit = NULL, *html = NULL;
     const char **globs = calloc((size_t)argc + 1, sizeof *globs);
     unsigned nglobs = 0;
@@ -634,6 +675,7 @@ int main(int argc, char **argv)
         case O_BIND: pc.bind = optarg; break;
         case O_SPAWN: pc.spawn_cmd = optarg; break;
         case O_LAB: pc.lab_cmd = optarg; break;
+        case O_BEFORE: before = optarg; break;
         case O_TRANSPORT: pc.transport = optarg; break;
         case O_IFACE: pc.iface = optarg; break;
         case O_SRC: pc.src = optarg; break;
@@ -924,7 +966,16 @@ int main(int argc, char **argv)
                 relp = rel;
             }
             run_result r;
-            play_run(&P, s, tpp, &r);
+            char bwhy[sizeof r.error];
+            if (before && run_before(before, s->test_id, s->device_initiator ? "initiator" : "responder", bwhy,
+                                     sizeof bwhy)) {
+                memset(&r, 0, sizeof r);
+                r.verdict = V_ERROR;
+                r.decided_at = -1;
+                snprintf(r.error, sizeof r.error, "%s", bwhy);
+            } else {
+                play_run(&P, s, tpp, &r);
+            }
             if (relp && !r.trace[0])
                 relp = NULL;
             to = test_json(t, &r, pc.transport, NULL, relp);

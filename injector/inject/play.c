@@ -75,19 +75,19 @@ static const char *our_addr(const player *L, const char *lhost)
                           : (L->raw ? L->lab.raw_addr4 : L->lab.inj_addr4);
 }
 
-/* {addr} {peer} {port} in the command. */
-static void expand(const player *L, const char *addr, const char *peer, char *out, size_t n)
+/* Each "{key}" of tmpl replaced by its value (keys[i] -> vals[i], keys
+ * NULL-terminated); cut at n - 1 octets. */
+void play_expand(const char *tmpl, const char *const *keys, const char *const *vals, char *out, size_t n)
 {
     size_t o = 0;
-    for (const char *p = L->cmd; *p && o + 1 < n; p++) {
+    for (const char *p = tmpl; *p && o + 1 < n; p++) {
         const char *v = NULL;
         size_t skip = 0;
-        if (!strncmp(p, "{addr}", 6))
-            v = addr, skip = 6;
-        else if (!strncmp(p, "{peer}", 6))
-            v = peer, skip = 6;
-        else if (!strncmp(p, "{port}", 6))
-            v = L->port, skip = 6;
+        for (unsigned i = 0; *p == '{' && keys[i] && !v; i++) {
+            size_t kl = strlen(keys[i]);
+            if (!strncmp(p + 1, keys[i], kl) && p[1 + kl] == '}')
+                v = vals[i], skip = kl + 2;
+        }
         if (v) {
             int k = snprintf(out + o, n - o, "%s", v);
             if (k > 0)
@@ -98,6 +98,14 @@ static void expand(const player *L, const char *addr, const char *peer, char *ou
         }
     }
     out[o] = 0;
+}
+
+/* {addr} {peer} {port} in the command. */
+static void expand(const player *L, const char *addr, const char *peer, char *out, size_t n)
+{
+    static const char *const keys[] = {"addr", "peer", "port", NULL};
+    const char *const vals[] = {addr, peer, L->port};
+    play_expand(L->cmd, keys, vals, out, n);
 }
 
 static int lab_start_device(player *L, char *err, size_t errlen)

@@ -72,6 +72,10 @@ void play_done(player *P);
  * text): 0 and *out, or -1. */
 int play_num_arg(const char *arg, long min, long max, long *out);
 
+/* Each "{key}" of tmpl replaced by its value (keys[i] -> vals[i], keys
+ * NULL-terminated), into out (n octets, cut short if need be). */
+void play_expand(const char *tmpl, const char *const *keys, const char *const *vals, char *out, size_t n);
+
 /* HOST:PORT, [V6]:PORT or (need_host 0) PORT.  0 or -1. */
 int play_split_hostport(const char *s, char *host, size_t hn, char *port, size_t pn, int need_host);
 

@@ -156,6 +156,15 @@ if want normal || want html; then
     bad=0
     for ((i = 0; i < n; i++)); do [[ $($jget $tmp/sel.json tests.$i.id) == startup.* ]] || bad=$((bad + 1)); done
     [ "$n" -gt 0 ] && [ "$bad" = 0 ] && ok || ko "-t 'startup.*': $n tests, $bad of other suites"
+    # --before runs before each test with {test} and {role}; a failing
+    # command makes that test an error naming its last line, the others run
+    $conf -q -r responder -d $((pbase + 4)) --caps $caps --spawn "$resp_dev" -t 'startup.key.request-octet-[12]' \
+        --before "echo {test} {role} >>$tmp/before.log; echo noise; [ {test} != startup.key.request-octet-2 ] || { echo device is wedged; exit 3; }" \
+        --json $tmp/before.json >/dev/null 2>&1
+    rc=$?
+    got="$rc|$($jget $tmp/before.json tests.0.verdict)|$($jget $tmp/before.json tests.1.verdict)|$($jget $tmp/before.json tests.1.reason)|$(tr '\n' ',' <$tmp/before.log)"
+    want="2|pass|error|--before command exited with status 3: device is wedged|startup.key.request-octet-1 responder,startup.key.request-octet-2 responder,"
+    [ "$got" = "$want" ] && ok || ko "--before: got '$got', want '$want'"
 fi
 
 if want matrix; then
