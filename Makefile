@@ -63,12 +63,14 @@ include dissector/dissector.mk
 include injector/injector.mk
 include conformance/conform/conform.mk
 include conformance/conform/html.mk
+include dut/siw/dut.mk
+include dut/siw/siw-report.mk
 include tests/fuzz/fuzz.mk
 
 # make fuzz: tshark with the plugin on mutated captures, then libFuzzer.
 fuzz: plugin-fuzz
 
-test: unit audit-unit golden-check audit-golden audit-live audit-robust plugin-golden plugin-robust peer-test utcp-test inject-test raw-test conform-test fuzz-smoke
+test: unit audit-unit golden-check audit-golden audit-live audit-robust plugin-golden plugin-robust peer-test utcp-test inject-test raw-test conform-test siw-golden dut-siw fuzz-smoke
 	@echo "make test: all suites passed"
 
 bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B)/mpa-peer $(B)/mpa-conform

@@ -5,9 +5,13 @@
 #                            cJSON, GNU time (memory checks), Wireshark's
 #                            development files and tshark (the plugin and its
 #                            tests, and the comparison in `make bench`)
+#                            and, for `make dut-siw` (Linux soft-iWARP in a
+#                            QEMU guest): QEMU, Debian's kernel source and
+#                            headers (siw.ko is built out of tree), busybox,
+#                            rdma-core's rping and siw provider, cpio, kmod
 #   scripts/deps.sh bench    the same (kept for the older README)
 set -eu
-pkgs="gcc make libc6-dev pkg-config clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev libnet1-dev iproute2 groff-base chromium libxml2-utils time wireshark-dev libwireshark-dev libglib2.0-dev tshark"
+pkgs="gcc make libc6-dev pkg-config clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev libnet1-dev iproute2 groff-base chromium libxml2-utils time wireshark-dev libwireshark-dev libglib2.0-dev tshark qemu-system-x86 linux-source-6.1 linux-headers-amd64 busybox-static rdmacm-utils ibverbs-providers cpio kmod"
 missing=""
 for p in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

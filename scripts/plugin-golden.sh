@@ -35,9 +35,7 @@ tab=$(printf '\t')
 # Stable output: no name resolution (-n), times and dates in UTC, one locale.
 export TZ=UTC LC_ALL=C.UTF-8
 
-FIELDS="frame.number tcp.stream iwmpa.direction _ws.col.Protocol _ws.col.Info iwmpa.key_kind iwmpa.rev
- iwmpa.fpdu.index iwmpa.ulpdu_length iwmpa.crc.status iwmpa.marker.fpduptr iwddp.t iwrdmap.opcode
- iwrdmap.term.name iwmpa.rtr iwmpa.mode iwmpa.hole iwmpa.not_mpa iwmpa.finding _ws.expert.message"
+. dissector/tests/fields.sh
 eargs=""
 for f in $FIELDS; do eargs="$eargs -e $f"; done
 

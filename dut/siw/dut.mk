@@ -1,0 +1,23 @@
+# Linux soft-iWARP (siw) as a device under test (included by the root
+# Makefile; see docs/dut/linux-siw.md).
+#
+#   make dut-siw        build the guest from Debian packages, boot it
+#                       (QEMU) behind a tap device in a namespace made for
+#                       the run, run every conformance test against siw as
+#                       Responder and Initiator, default and p2p builds;
+#                       compare the verdicts with dut/siw/verdicts.tsv
+#                       (exit 1 naming each test whose verdict changed);
+#                       write build/dut-siw/run/report.md
+#   make dut-siw-update the same, recording the verdicts (review the diff,
+#                       then update docs/dut/linux-siw.md)
+#   make siw-golden     mpa-audit and the Wireshark plugin over the
+#                       reference captures of siw (captures/siw/)
+.PHONY: dut-siw dut-siw-update siw-golden
+DUT_SIW_DEPS := $(B)/mpa-conform $(B)/jget $(B)/siw-report
+dut-siw: $(DUT_SIW_DEPS)
+	@dut/siw/run.sh -o $(B)/dut-siw/run --check dut/siw/verdicts.tsv --report $(B)/dut-siw/run/report.md
+dut-siw-update: $(DUT_SIW_DEPS)
+	@dut/siw/run.sh -o $(B)/dut-siw/run --update dut/siw/verdicts.tsv --report docs/dut/linux-siw-verdicts.md \
+	    --captures captures/siw
+siw-golden: $(B)/mpa-audit $(B)/dissector/iwmpa.so $(B)/iwjson
+	@dut/siw/siw-golden.sh

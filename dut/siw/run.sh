@@ -1,0 +1,308 @@
+#!/bin/bash
+# make dut-siw: the conformance suite against Linux soft-iWARP (siw) in a
+# QEMU guest.  See docs/dut/linux-siw.md.
+#
+#   dut/siw/run.sh [-o DIR] [-b default|p2p|both] [-r responder|initiator|both]
+#                  [-t GLOB]... [--check FILE] [--update FILE]
+#                  [--report FILE] [--captures DIR]
+#
+# For each siw build (default; p2p = peer_to_peer and mpa_crc_required on)
+# and each role, a fresh guest is booted (QEMU, software emulation) behind
+# a tap device in a network namespace made here, and mpa-conform runs:
+#   Responder: `rping -s -P` in the guest, mpa-conform connects;
+#   Initiator: mpa-conform listens, and for each test the guest runs one
+#              `rping -c` towards it (--spawn dut/siw/guestctl ... connect).
+# Every test is first marked in the guest's kernel log (--before ... mark);
+# when the guest's kernel has a BUG, the test that caused it is recorded,
+# a new guest is booted and the run goes on from the next test.
+# dumpcap records the tap: DIR/BUILD-ROLE.pcapng.
+# Output: DIR/BUILD-ROLE/partN/ (mpa-conform reports), DIR/verdicts.tsv
+# (test, build, role, class, verdict[, kernel-bug]), DIR/console-*.log.
+# --check FILE compares verdicts.tsv with FILE and exits 1 naming every
+# test whose verdict changed; --update FILE writes it.  --report FILE
+# writes every verdict, deviation and kernel BUG as Markdown
+# (build/siw-report); --captures DIR copies the tap captures there as
+# siw-BUILD-ROLE.pcapng (the reference captures, captures/siw/).
+# Everything started here (QEMU, dumpcap, the namespace and its tap) is
+# stopped on every exit path, including a SIGKILL of this script (a
+# watcher process).
+set -euo pipefail
+export LC_ALL=C
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=$top/build/dut-siw/run
+builds="default p2p"
+roles="responder initiator"
+globs=()
+check=""
+update=""
+report=""
+capdir=""
+while [ $# -gt 0 ]; do
+    case $1 in
+    -o) out=$2; shift 2 ;;
+    -b) builds=$2; [ "$2" = both ] && builds="default p2p"; shift 2 ;;
+    -r) roles=$2; [ "$2" = both ] && roles="responder initiator"; shift 2 ;;
+    -t) globs+=(-t "$2"); shift 2 ;;
+    --check) check=$2; shift 2 ;;
+    --update) update=$2; shift 2 ;;
+    --report) report=$2; shift 2 ;;
+    --captures) capdir=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "dut-siw: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    esac
+done
+[ "$(id -u)" = 0 ] || { echo "dut-siw: needs root (network namespace, tap device)" >&2; exit 2; }
+for p in qemu-system-x86_64 dumpcap mergecap ip; do
+    command -v $p >/dev/null || { echo "dut-siw: $p not found (run scripts/deps.sh)" >&2; exit 2; }
+done
+conform=$top/build/mpa-conform
+[ -x "$conform" ] || { echo "dut-siw: $conform missing (make build/mpa-conform)" >&2; exit 2; }
+
+guest=$top/build/dut-siw/guest
+"$here/build-guest.sh" "$guest"
+read -r kabi kver < "$guest/kernel-version"
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+ns=mpasiw$$
+host_addr=10.78.0.1
+guest_addr=10.78.0.2
+rport=7174
+
+# Namespaces left by a run that was killed before its watcher could act.
+for old in $(ip netns list 2>/dev/null | awk '/^mpasiw[0-9]+/ { print $1 }'); do
+    kill -0 "${old#mpasiw}" 2>/dev/null || ip netns delete "$old" 2>/dev/null || true
+done
+
+qpid=""
+cappid=""
+readpid=""
+stop_guest() {
+    if [ -n "$qpid" ]; then
+        kill "$qpid" 2>/dev/null || true
+        for _ in $(seq 20); do kill -0 "$qpid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$qpid" 2>/dev/null || true
+        wait "$qpid" 2>/dev/null || true
+        qpid=""
+    fi
+    if [ -n "$cappid" ]; then
+        kill "$cappid" 2>/dev/null || true
+        wait "$cappid" 2>/dev/null || true
+        cappid=""
+    fi
+    if [ -n "$readpid" ]; then
+        kill "$readpid" 2>/dev/null || true
+        readpid=""
+    fi
+}
+cleanup() {
+    stop_guest
+    ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+    ip netns delete "$ns" 2>/dev/null || true
+    [ -n "${watcher:-}" ] && kill "$watcher" 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'echo "dut-siw: interrupted" >&2; exit 2' INT TERM HUP
+
+ip netns add "$ns"
+# The watcher: when this script dies (even by SIGKILL), whatever runs in
+# the namespace is killed and the namespace goes.
+setsid bash -c "while kill -0 $$ 2>/dev/null; do sleep 1; done
+    ip netns pids $ns 2>/dev/null | xargs -r kill -9 2>/dev/null
+    ip netns delete $ns 2>/dev/null" </dev/null >/dev/null 2>&1 &
+watcher=$!
+nsx() { ip netns exec "$ns" "$@"; }
+nsx ip link set lo up
+nsx ip tuntap add dev tap0 mode tap
+nsx ip addr add "$host_addr/24" dev tap0
+nsx ip link set tap0 up
+
+ctl=$out/ctl
+mkdir -p "$ctl"
+gc() { "$here/guestctl" "$ctl" "$@" & wait $!; }
+
+# boot NAME CAPTURE: a fresh guest with siw build NAME loaded
+boot() {
+    stop_guest
+    rm -f "$ctl/ctl.in" "$ctl/ctl.out" "$ctl/ctl.log" "$ctl/last-test"
+    mkfifo "$ctl/ctl.in" "$ctl/ctl.out"
+    : > "$ctl/ctl.log"
+    cat "$ctl/ctl.out" >> "$ctl/ctl.log" &
+    readpid=$!
+    if [ -n "$2" ]; then
+        ip netns exec "$ns" dumpcap -q -i tap0 -f "tcp" -w "$2" >/dev/null 2>&1 &
+        cappid=$!
+    fi
+    local console=$out/console-$3.log
+    ip netns exec "$ns" qemu-system-x86_64 -m 256 -smp 1 -nographic -no-reboot -display none -monitor none \
+        -kernel "$guest/vmlinuz" -initrd "$guest/initrd.cpio.gz" \
+        -append "console=ttyS0 panic=-1 mpa.addr=$guest_addr/24" \
+        -netdev tap,id=n0,ifname=tap0,script=no,downscript=no -device virtio-net-pci,netdev=n0,romfile= \
+        -serial "file:$console" -chardev "pipe,id=ctl,path=$ctl/ctl" -serial chardev:ctl \
+        </dev/null >"$out/qemu.log" 2>&1 &
+    qpid=$!
+    local t0=$SECONDS
+    wc -l < "$ctl/ctl.log" > "$ctl/ctl.mark"
+    gc wait '^ready' 120 >/dev/null || { echo "dut-siw: the guest did not boot within 120 s; its console: $console" >&2; tail -20 "$console" >&2; exit 2; }
+    if [ "$1" != default ]; then
+        gc send load "$1"
+        gc wait "^(loaded|failed load) $1" 30 | grep -q '^loaded' ||
+            { echo "dut-siw: the guest could not load siw build $1; see $console" >&2; exit 2; }
+    fi
+    echo "dut-siw: guest up in $((SECONDS - t0)) s (Linux $kabi, siw $1)"
+}
+
+caps_for() { # BUILD ROLE
+    case $1-$2 in
+    *-responder) echo enhanced,p2p ;;   # siw answers RTR offers whatever its build
+    default-initiator) echo enhanced ;; # Rev 2, A=0
+    p2p-initiator) echo enhanced,p2p ;;
+    esac
+}
+
+# run_set BUILD ROLE RUNDIR TEST-FILE...: the tests against siw build
+# BUILD in ROLE, on fresh guests (a new one after each kernel BUG or
+# hang); reports in RUNDIR/partN/, the tap's capture in RUNDIR.pcapng.
+run_set() {
+    local b=$1 r=$2 run=$3 part rc args bug culprit from after i seen
+    shift 3
+    local todo=("$@") ids files rest
+    rm -rf "$run" "$run.pcapng"
+    mkdir -p "$run"
+    part=0
+    : > "$run/kernel-bugs.tsv"
+    : > "$ctl/rping.log"
+    while [ ${#todo[@]} -gt 0 ] && [ $part -lt 20 ]; do
+        part=$((part + 1))
+        boot "$b" "$run/part$part.pcapng" "$b-$r-$part"
+        args=(-r "$r" --caps "$(caps_for "$b" "$r")" -o "$run/part$part" -q
+              --before "$here/guestctl $ctl mark {test}")
+        if [ "$r" = responder ]; then
+            gc send server "$rport"
+            gc wait "^serving" 10 >/dev/null
+            sleep 1
+            args+=(-d "$guest_addr:$rport")
+        else
+            args+=(-l "$host_addr:0" --spawn "$here/guestctl $ctl connect {peer} {port}")
+        fi
+        echo "dut-siw: siw $b as $r, part $part: ${#todo[@]} tests"
+        set +e
+        # in the background, so that a signal to this script is acted on at once
+        nsx timeout 1800 "$conform" "${args[@]}" "${todo[@]}" > "$run/part$part.txt" 2>&1 &
+        wait $!
+        rc=$?
+        set -e
+        tail -2 "$run/part$part.txt" | head -1
+        [ $rc -le 2 ] || { echo "dut-siw: mpa-conform ended with status $rc; see $run/part$part.txt" >&2; exit 2; }
+        # a kernel BUG: the test marked before it caused it
+        gc send dmesg
+        gc wait '^dmesg end' 30 >/dev/null || true
+        cp "$ctl/ctl.log" "$run/part$part.klog"
+        bug=$(grep '^klog ' "$ctl/ctl.log" | grep -m1 -E 'kernel BUG|Oops|general protection|BUG:|WARNING: CPU' | sed 's/^klog \[[^]]*\] *//' || true)
+        from=""
+        if [ -n "$bug" ]; then
+            culprit=$(grep '^klog ' "$ctl/ctl.log" | sed -n 's/^klog .*mpa-conform: test \(.*\)$/\1/p; /kernel BUG\|Oops\|general protection\|BUG:\|WARNING: CPU/q' | tail -1)
+            [ -n "$culprit" ] || { echo "dut-siw: cannot tell which test caused the kernel BUG '$bug'" >&2; exit 2; }
+            echo "dut-siw: the guest's kernel: '$bug' during $culprit"
+            printf '%s\t%s\n' "$culprit" "$bug" >> "$run/kernel-bugs.tsv"
+            after=1 from=$culprit
+        else
+            # no BUG, but the guest stopped answering (hung): go on from
+            # the first test that found it so, on a new guest
+            from=$(awk '/^ERROR / { id = $3 } /^      --before command exited .*did not answer/ { print id; exit }' "$run/part$part.txt")
+            [ -n "$from" ] || { todo=(); break; }
+            after=0
+            echo "dut-siw: the guest stopped answering before $from: booting a new one"
+        fi
+        # go on after the culprit (or from the first test the hang cut
+        # short): the tests that ran after it are run again
+        mapfile -t ids < <("$conform" --list "${globs[@]}" | awk -v r="$r" '$3 == r { print $1 }')
+        mapfile -t files < <("$conform" --list "${globs[@]}" | awk -v r="$r" '$3 == r { print $NF }')
+        rest=()
+        seen=0
+        for i in "${!ids[@]}"; do
+            [ $after = 0 ] && [ "${ids[$i]}" = "$from" ] && seen=1
+            [ $seen = 1 ] && printf '%s\n' "${todo[@]}" | grep -qx "${files[$i]}" && rest+=("${files[$i]}")
+            [ $after = 1 ] && [ "${ids[$i]}" = "$from" ] && seen=1
+        done
+        [ $seen = 1 ] || { echo "dut-siw: test $from is not in the list" >&2; exit 2; }
+        todo=("${rest[@]}")
+    done
+    cp "$ctl/rping.log" "$run/rping.log"
+    stop_guest
+    # the tap's capture of every part, in one file
+    if [ $part = 1 ]; then
+        cp "$run/part1.pcapng" "$run.pcapng"
+    else
+        mergecap -w "$run.pcapng" "$run"/part*.pcapng
+    fi
+}
+
+verdicts=$out/verdicts.tsv
+: > "$verdicts.new"
+for b in $builds; do
+    for r in $roles; do
+        # the tests of this role, as files
+        mapfile -t all < <("$conform" --list "${globs[@]}" | awk -v r="$r" '$3 == r { print $NF }')
+        run_set "$b" "$r" "$out/$b-$r" "${all[@]}"
+        "$here/verdicts.sh" "$out/$b-$r" "$b" "$r" >> "$verdicts.new"
+    done
+done
+stop_guest
+sort -k1,1 -k2,2 -k3,3 "$verdicts.new" > "$verdicts"
+rm -f "$verdicts.new"
+echo "dut-siw: verdicts in $verdicts; reports in $out/*/part*/; traces $out/*.pcapng"
+if [ -n "$update" ]; then
+    { echo "# siw verdicts: Linux $kabi ($kver); written by dut/siw/run.sh --update"
+      cat "$verdicts"; } > "$update"
+    echo "dut-siw: recorded in $update"
+fi
+if [ -n "$report" ]; then
+    "$top/build/siw-report" "$out" "Linux $kabi ($kver)" > "$report.new" && mv "$report.new" "$report" ||
+        { rm -f "$report.new"; echo "dut-siw: siw-report failed" >&2; exit 2; }
+    echo "dut-siw: report in $report"
+fi
+if [ -n "$capdir" ]; then
+    mkdir -p "$capdir"
+    for b in $builds; do
+        for r in $roles; do
+            cp "$out/$b-$r.pcapng" "$capdir/siw-$b-$r.pcapng"
+        done
+    done
+    echo "dut-siw: captures copied to $capdir (run dut/siw/siw-golden.sh --update)"
+fi
+if [ -n "$check" ]; then
+    set +e
+    "$here/compare.sh" "$check" "$verdicts" "Linux $kabi ($kver)" > "$out/compare.txt"
+    rc=$?
+    set -e
+    cat "$out/compare.txt"
+    [ $rc = 1 ] || exit $rc
+    # A changed verdict counts when it comes again: the tests that differ
+    # run once more, each build and role on a fresh guest, and their new
+    # verdicts are compared.
+    echo "dut-siw: running the tests whose verdict changed once more"
+    awk '$4 == "recorded" && ($3 == "responder" || $3 == "initiator") { print $1, $2, $3 }' "$out/compare.txt" > "$out/recheck.list"
+    cp "$verdicts" "$out/verdicts-first.tsv"
+    while read -r b r; do
+        mapfile -t ids < <(awk -v b="$b" -v r="$r" '$2 == b && $3 == r { print $1 }' "$out/recheck.list")
+        files=()
+        for id in "${ids[@]}"; do
+            files+=("$("$conform" --list -t "$id" | awk -v r="$r" '$3 == r { print $NF }')")
+        done
+        run_set "$b" "$r" "$out/recheck-$b-$r" "${files[@]}"
+        "$here/verdicts.sh" "$out/recheck-$b-$r" "$b" "$r" > "$out/recheck-$b-$r.tsv"
+        # the rechecked lines replace the first run's
+        awk -F'\t' 'NR == FNR { k[$1 FS $2 FS $3] = $0; next }
+            ($1 FS $2 FS $3) in k { print k[$1 FS $2 FS $3]; next } { print }' \
+            "$out/recheck-$b-$r.tsv" "$verdicts" > "$verdicts.new"
+        mv "$verdicts.new" "$verdicts"
+    done < <(awk '{ print $2, $3 }' "$out/recheck.list" | sort -u)
+    stop_guest
+    "$here/compare.sh" "$check" "$verdicts" "Linux $kabi ($kver)" || {
+        echo "dut-siw: the first run's verdicts: $out/verdicts-first.tsv; the recheck's reports: $out/recheck-*/" >&2
+        exit 1
+    }
+    echo "dut-siw: every changed verdict was as recorded on the second run (first run: $out/verdicts-first.tsv)"
+fi
