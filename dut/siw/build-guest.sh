@@ -129,6 +129,8 @@ while read -r p; do
     cp "$mods/$p" "$root/lib/modules/$(basename "$p")"
     basename "$p"
 done < "$order" > "$root/lib/modules/order"
+# The other 400 MB of modules are not needed again (modules.dep stays).
+find "$mods/kernel" -name '*.ko' | sed "s|^$mods/||" | grep -vxF -f "$order" | (cd "$mods" && xargs -r rm -f)
 cp "$out/siw-default/siw.ko" "$root/lib/modules/siw-default.ko"
 cp "$out/siw-p2p/siw.ko" "$root/lib/modules/siw-p2p.ko"
 cp "$here/init" "$root/init"

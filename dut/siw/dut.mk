@@ -11,7 +11,8 @@
 #   make dut-siw-update the same, recording the verdicts (review the diff,
 #                       then update docs/dut/linux-siw.md)
 #   make siw-golden     mpa-audit and the Wireshark plugin over the
-#                       reference captures of siw (captures/siw/)
+#                       reference captures of siw (captures/siw/); the
+#                       verdict comparison's own tests (compare-test.sh)
 .PHONY: dut-siw dut-siw-update siw-golden
 DUT_SIW_DEPS := $(B)/mpa-conform $(B)/jget $(B)/siw-report
 dut-siw: $(DUT_SIW_DEPS)
@@ -20,4 +21,5 @@ dut-siw-update: $(DUT_SIW_DEPS)
 	@dut/siw/run.sh -o $(B)/dut-siw/run --update dut/siw/verdicts.tsv --report docs/dut/linux-siw-verdicts.md \
 	    --captures captures/siw
 siw-golden: $(B)/mpa-audit $(B)/dissector/iwmpa.so $(B)/iwjson
+	@dut/siw/compare-test.sh
 	@dut/siw/siw-golden.sh

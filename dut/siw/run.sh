@@ -147,7 +147,7 @@ boot() {
     gc wait '^ready' 120 >/dev/null || { echo "dut-siw: the guest did not boot within 120 s; its console: $console" >&2; tail -20 "$console" >&2; exit 2; }
     if [ "$1" != default ]; then
         gc send load "$1"
-        gc wait "^(loaded|failed load) $1" 30 | grep -q '^loaded' ||
+        [[ $(gc wait "^(loaded|failed load) $1" 30) == loaded* ]] ||
             { echo "dut-siw: the guest could not load siw build $1; see $console" >&2; exit 2; }
     fi
     echo "dut-siw: guest up in $((SECONDS - t0)) s (Linux $kabi, siw $1)"
@@ -165,9 +165,9 @@ caps_for() { # BUILD ROLE
 # BUILD in ROLE, on fresh guests (a new one after each kernel BUG or
 # hang); reports in RUNDIR/partN/, the tap's capture in RUNDIR.pcapng.
 run_set() {
-    local b=$1 r=$2 run=$3 part rc args bug culprit from after i seen
+    local b=$1 r=$2 run=$3 part rc args bug culprit from after i seen hung n id
     shift 3
-    local todo=("$@") ids files rest
+    local todo=("$@") rest
     rm -rf "$run" "$run.pcapng"
     mkdir -p "$run"
     part=0
@@ -189,20 +189,20 @@ run_set() {
         echo "dut-siw: siw $b as $r, part $part: ${#todo[@]} tests"
         set +e
         # in the background, so that a signal to this script is acted on at once
-        nsx timeout 1800 "$conform" "${args[@]}" "${todo[@]}" > "$run/part$part.txt" 2>&1 &
+        nsx timeout 900 "$conform" "${args[@]}" "${todo[@]}" > "$run/part$part.txt" 2>&1 &
         wait $!
         rc=$?
         set -e
         tail -2 "$run/part$part.txt" | head -1
         [ $rc -le 2 ] || { echo "dut-siw: mpa-conform ended with status $rc; see $run/part$part.txt" >&2; exit 2; }
         # a kernel BUG: the test marked before it caused it
-        gc send dmesg
+        gc send dmesg || true
         gc wait '^dmesg end' 30 >/dev/null || true
         cp "$ctl/ctl.log" "$run/part$part.klog"
         bug=$(grep '^klog ' "$ctl/ctl.log" | grep -m1 -E 'kernel BUG|Oops|general protection|BUG:|WARNING: CPU' | sed 's/^klog \[[^]]*\] *//' || true)
         from=""
         if [ -n "$bug" ]; then
-            culprit=$(grep '^klog ' "$ctl/ctl.log" | sed -n 's/^klog .*mpa-conform: test \(.*\)$/\1/p; /kernel BUG\|Oops\|general protection\|BUG:\|WARNING: CPU/q' | tail -1)
+            culprit=$(grep '^klog ' "$ctl/ctl.log" | sed -n 's/^klog .*mpa-conform: test \(.*\)$/\1/p; /kernel BUG\|Oops\|general protection\|BUG:\|WARNING: CPU/q' | tail -1 || true)
             [ -n "$culprit" ] || { echo "dut-siw: cannot tell which test caused the kernel BUG '$bug'" >&2; exit 2; }
             echo "dut-siw: the guest's kernel: '$bug' during $culprit"
             printf '%s\t%s\n' "$culprit" "$bug" >> "$run/kernel-bugs.tsv"
@@ -210,23 +210,30 @@ run_set() {
         else
             # no BUG, but the guest stopped answering (hung): go on from
             # the first test that found it so, on a new guest
-            from=$(awk '/^ERROR / { id = $3 } /^      --before command exited .*did not answer/ { print id; exit }' "$run/part$part.txt")
+            from=$(awk '/^ERROR / { id = $3 } /^      --before command exited .*(did not answer|control line is not open)/ { print id; exit }' "$run/part$part.txt")
             [ -n "$from" ] || { todo=(); break; }
             after=0
             echo "dut-siw: the guest stopped answering before $from: booting a new one"
         fi
         # go on after the culprit (or from the first test the hang cut
-        # short): the tests that ran after it are run again
-        mapfile -t ids < <("$conform" --list "${globs[@]}" | awk -v r="$r" '$3 == r { print $1 }')
-        mapfile -t files < <("$conform" --list "${globs[@]}" | awk -v r="$r" '$3 == r { print $NF }')
+        # short), in the order the tests ran (the report's): the tests that
+        # ran after it are run again, and so are those a hung guest cut
+        # short before it
+        declare -A file_of=()
+        while read -r id f; do file_of[$id]=$f; done < <("$conform" --list "${globs[@]}" | awk -v r="$r" '$3 == r { print $1, $NF }')
+        hung=" $(awk '/^ERROR / { id = $3 } /^      --before command exited .*(did not answer|control line is not open)/ { print id }' "$run/part$part.txt" | tr '\n' ' ')"
+        n=$("$top/build/jget" "$run/part$part/report.json" tests.#) || { echo "dut-siw: no report from part $part" >&2; exit 2; }
         rest=()
         seen=0
-        for i in "${!ids[@]}"; do
-            [ $after = 0 ] && [ "${ids[$i]}" = "$from" ] && seen=1
-            [ $seen = 1 ] && printf '%s\n' "${todo[@]}" | grep -qx "${files[$i]}" && rest+=("${files[$i]}")
-            [ $after = 1 ] && [ "${ids[$i]}" = "$from" ] && seen=1
+        for ((i = 0; i < n; i++)); do
+            id=$("$top/build/jget" "$run/part$part/report.json" "tests.$i.id")
+            [ $after = 0 ] && [ "$id" = "$from" ] && seen=1
+            if { [ $seen = 1 ] || [[ $hung == *" $id "* ]]; } && [ "$("$top/build/jget" "$run/part$part/report.json" "tests.$i.verdict")" != skip ]; then
+                rest+=("${file_of[$id]}")
+            fi
+            [ $after = 1 ] && [ "$id" = "$from" ] && seen=1
         done
-        [ $seen = 1 ] || { echo "dut-siw: test $from is not in the list" >&2; exit 2; }
+        [ $seen = 1 ] || { echo "dut-siw: test $from is not in the report of part $part" >&2; exit 2; }
         todo=("${rest[@]}")
     done
     cp "$ctl/rping.log" "$run/rping.log"
