@@ -8,10 +8,11 @@
 #                            and, for `make dut-siw` (Linux soft-iWARP in a
 #                            QEMU guest): QEMU, Debian's kernel source and
 #                            headers (siw.ko is built out of tree), busybox,
-#                            rdma-core's rping and siw provider, cpio, kmod
+#                            rdma-core's rping, siw provider and verbs headers
+#                            (the guest's echo server), cpio, kmod
 #   scripts/deps.sh bench    the same (kept for the older README)
 set -eu
-pkgs="gcc make libc6-dev pkg-config clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev libnet1-dev iproute2 groff-base chromium libxml2-utils time wireshark-dev libwireshark-dev libglib2.0-dev tshark qemu-system-x86 linux-source-6.1 linux-headers-amd64 busybox-static rdmacm-utils ibverbs-providers cpio kmod"
+pkgs="gcc make libc6-dev pkg-config clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev libnet1-dev iproute2 groff-base chromium libxml2-utils time wireshark-dev libwireshark-dev libglib2.0-dev tshark qemu-system-x86 linux-source-6.1 linux-headers-amd64 busybox-static rdmacm-utils ibverbs-providers librdmacm-dev libibverbs-dev cpio kmod"
 missing=""
 for p in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -7,9 +7,11 @@
 #   - siw.ko, built out of tree from linux-source-6.1 twice: the default
 #     build, and "p2p" with peer_to_peer and mpa_crc_required switched on
 #     (siw in 6.1 has these as constants in siw_main.c, not parameters);
-#   - an initramfs: busybox-static, rping (rdmacm-utils), rdma (iproute2),
-#     libibverbs/librdmacm and the siw provider with their libraries, the
-#     modules, and dut/siw/init.
+#   - siw-echo (dut/siw/siw-echo.c), the echo application the Responder
+#     tests assume, built here against librdmacm-dev and libibverbs-dev;
+#   - an initramfs: busybox-static, siw-echo, rping (rdmacm-utils), rdma
+#     (iproute2), libibverbs/librdmacm and the siw provider with their
+#     libraries, the modules, and dut/siw/init.
 # Usage: dut/siw/build-guest.sh OUTDIR
 # Output: OUTDIR/vmlinuz, OUTDIR/initrd.cpio.gz, OUTDIR/kernel-version.
 # Reuses what is already built when its inputs did not change.
@@ -81,13 +83,23 @@ grep -q '^const bool peer_to_peer = true;' "$out/siw-p2p/siw_main.c" &&
     grep -q '^const bool mpa_crc_required = true;' "$out/siw-p2p/siw_main.c" ||
     die "siw_main.c no longer declares peer_to_peer/mpa_crc_required as constants: adapt the p2p build"
 
-# 3. The initramfs.
+# 3. The echo application.
+echo_bin=$out/siw-echo
+if [ ! -x "$echo_bin" ] || [ "$here/siw-echo.c" -nt "$echo_bin" ]; then
+    [ -f /usr/include/rdma/rdma_cma.h ] && [ -f /usr/include/infiniband/verbs.h ] ||
+        die "librdmacm-dev and libibverbs-dev are not installed (run scripts/deps.sh)"
+    ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -O2 -o "$echo_bin" "$here/siw-echo.c" -lrdmacm -libverbs ||
+        die "siw-echo did not build"
+fi
+
+# 4. The initramfs.
 root=$out/rootfs
 rm -rf "$root"
 mkdir -p "$root/bin" "$root/sbin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" \
     "$root/etc/libibverbs.d" "$root/lib/modules" "$root/usr/bin" "$root/usr/lib/x86_64-linux-gnu/libibverbs"
 cp /bin/busybox "$root/bin/busybox"
 cp "$(command -v rping)" "$root/usr/bin/rping"
+cp "$echo_bin" "$root/usr/bin/siw-echo"
 cp "$(command -v rdma)" "$root/usr/bin/rdma"
 prov=/usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so
 [ -f "$prov" ] || prov=$(ls /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav*.so | head -1)
@@ -95,7 +107,7 @@ cp "$prov" "$root/usr/lib/x86_64-linux-gnu/libibverbs/"
 cp /etc/libibverbs.d/siw.driver "$root/etc/libibverbs.d/"
 # The shared libraries they need, and libgcc_s (rping's threads unwind
 # through it at exit: glibc loads it with dlopen, ldd does not list it).
-for f in "$root/usr/bin/rping" "$root/usr/bin/rdma" "$root/usr/lib/x86_64-linux-gnu/libibverbs/"*.so \
+for f in "$root/usr/bin/rping" "$root/usr/bin/siw-echo" "$root/usr/bin/rdma" "$root/usr/lib/x86_64-linux-gnu/libibverbs/"*.so \
          /lib/x86_64-linux-gnu/libgcc_s.so.1; do
     ldd "$f" 2>/dev/null | awk '/=>/ { print $3 } /^[ \t]*\/lib/ { print $1 }'
     case $f in *libgcc_s*) echo "$f" ;; esac
