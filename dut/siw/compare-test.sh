@@ -41,6 +41,10 @@ sed 's/^\(t\.one.*\)pass$/\1fail/' "$tmp/same" > "$tmp/run2"
 ./merge.sh "$tmp/rec" "$tmp/run2" > "$tmp/merged"
 grep -q "^t\.one${T}default${T}responder${T}M${T}fail/pass$" "$tmp/merged" && ok || ko "merge: $(cat "$tmp/merged")"
 grep -q '^# siw verdicts: Linux A' "$tmp/merged" && ok || ko "merge lost the header"
+# a merged file merged again: its alternatives are taken one by one
+sed 's/^\(t\.one.*\)pass$/\1pass+kernel-bug/' "$tmp/same" > "$tmp/run3"
+./merge.sh "$tmp/run2" "$tmp/merged" "$tmp/run3" > "$tmp/merged2"
+grep -q "^t\.one${T}default${T}responder${T}M${T}fail/pass/pass+kernel-bug$" "$tmp/merged2" && ok || ko "merge of a merged file: $(cat "$tmp/merged2")"
 rec=$tmp/merged
 name=alt-1; cp "$tmp/same" "$tmp/new"; expect 0 "as recorded"
 name=alt-2; cp "$tmp/run2" "$tmp/new"; expect 0 "as recorded"
