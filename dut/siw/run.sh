@@ -212,7 +212,9 @@ run_set() {
         wtests=()
         [ "$r" = responder ] && wl=$warmup_responder || wl=$warmup_initiator
         for id in $wl; do
-            wtests+=("$("$conform" --list -t "$id" | awk -v r="$r" '$3 == r { print $NF }')")
+            w=$("$conform" --list -t "$id" 2>/dev/null | awk -v r="$r" '$3 == r { print $NF }') || w=""
+            [ -n "$w" ] || { echo "dut-siw: the warm-up test $id is not in the suite (as $r): update warmup_$r in $0" >&2; exit 2; }
+            wtests+=("$w")
         done
         for w in 1 2; do
             set +e
