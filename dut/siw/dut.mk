@@ -8,8 +8,11 @@
 #                       compare the verdicts with dut/siw/verdicts.tsv
 #                       (exit 1 naming each test whose verdict changed);
 #                       write build/dut-siw/run/report.md
-#   make dut-siw-update the same, recording the verdicts (review the diff,
-#                       then update docs/dut/linux-siw.md)
+#   make dut-siw-update the same, recording the verdicts of that one run
+#                       (review the diff, then update docs/dut/linux-siw.md).
+#                       siw's races make some verdicts vary: merge a few
+#                       runs' build/dut-siw/run/verdicts.tsv into the record
+#                       with dut/siw/merge.sh (docs/dut/linux-siw.md)
 #   make siw-golden     mpa-audit and the Wireshark plugin over the
 #                       reference captures of siw (captures/siw/); the
 #                       verdict comparison's own tests (compare-test.sh)
