@@ -171,7 +171,8 @@ boot() {
 # Without a warm-up the first tests after each boot hit it far more often
 # than the rest, and a recheck (which boots a new guest for a few tests)
 # would mostly measure the cold guest.  These tests run twice after each
-# boot; their verdicts are kept in DIR/warmupN/ and not counted.  None of
+# boot, marked "warmup:TEST" in the kernel log; their verdicts are kept
+# in DIR/warmupN-M/ and not counted.  None of
 # them has ever caused a kernel BUG (dut/siw/verdicts.tsv).
 warmup_responder="startup.frame.reply-format fpdu.rdmap.opcode-undefined fpdu.crc.bad-crc"
 warmup_initiator="startup.frame.request-format fpdu.crc.reply-c0 fpdu.markers.reply-m0"
@@ -199,8 +200,7 @@ run_set() {
     while [ ${#todo[@]} -gt 0 ] && [ $part -lt 20 ]; do
         part=$((part + 1))
         boot "$b" "$run/part$part.pcapng" "$b-$r-$part"
-        args=(-r "$r" --caps "$(caps_for "$b" "$r")" -q
-              --before "$here/guestctl $ctl mark {test}")
+        args=(-r "$r" --caps "$(caps_for "$b" "$r")" -q)
         if [ "$r" = responder ]; then
             gc send server "$rport" "$app"
             gc wait "^serving" 10 >/dev/null
@@ -218,7 +218,7 @@ run_set() {
         done
         for w in 1 2; do
             set +e
-            nsx timeout 120 "$conform" "${args[@]}" -o "$run/warmup$part-$w" "${wtests[@]}" > "$run/warmup$part-$w.txt" 2>&1 &
+            nsx timeout 120 "$conform" "${args[@]}" --before "$here/guestctl $ctl mark warmup:{test}" -o "$run/warmup$part-$w" "${wtests[@]}" > "$run/warmup$part-$w.txt" 2>&1 &
             wait $!
             rc=$?
             set -e
@@ -227,7 +227,7 @@ run_set() {
         echo "dut-siw: siw $b as $r, part $part: ${#todo[@]} tests"
         set +e
         # in the background, so that a signal to this script is acted on at once
-        nsx timeout 900 "$conform" "${args[@]}" -o "$run/part$part" "${todo[@]}" > "$run/part$part.txt" 2>&1 &
+        nsx timeout 900 "$conform" "${args[@]}" --before "$here/guestctl $ctl mark {test}" -o "$run/part$part" "${todo[@]}" > "$run/part$part.txt" 2>&1 &
         wait $!
         rc=$?
         set -e
@@ -242,9 +242,9 @@ run_set() {
         if [ -n "$bug" ]; then
             culprit=$(grep '^klog ' "$ctl/ctl.log" | sed -n 's/^klog .*mpa-conform: test \(.*\)$/\1/p; /kernel BUG\|Oops\|general protection\|BUG:\|WARNING: CPU/q' | tail -1 || true)
             [ -n "$culprit" ] || { echo "dut-siw: cannot tell which test caused the kernel BUG '$bug'" >&2; exit 2; }
-            # the marks before the BUG: the warm-up's come first
-            if [ "$(grep '^klog ' "$ctl/ctl.log" | sed -n '/kernel BUG\|Oops\|general protection\|BUG:\|WARNING: CPU/q; /mpa-conform: test /p' | wc -l)" -le $((2 * ${#wtests[@]})) ]; then
-                echo "dut-siw: the warm-up test $culprit caused a kernel BUG ('$bug'); warm-up tests must not (see $run/part$part.klog)" >&2
+            # the warm-up's tests are marked "warmup:TEST"
+            if [ "${culprit#warmup:}" != "$culprit" ]; then
+                echo "dut-siw: the warm-up test ${culprit#warmup:} caused a kernel BUG ('$bug'); warm-up tests must not (see $run/part$part.klog)" >&2
                 exit 2
             fi
             echo "dut-siw: the guest's kernel: '$bug' during $culprit"
