@@ -58,6 +58,7 @@ $(B)/mpa-decode: tools/mpa-decode.c $(B)/libmpa.a
 unit: $(UNIT_BINS)
 	@scripts/run-tests.sh $(UNIT_BINS)
 
+include capture/capture.mk
 include conformance/conformance.mk
 include dissector/dissector.mk
 include injector/injector.mk

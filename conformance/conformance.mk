@@ -26,14 +26,14 @@ AUDIT_TEST_BINS := $(patsubst tests/audit/%.c,$(B)/test/audit_%,$(AUDIT_TEST_SRC
 GEN_SRCS := $(sort $(wildcard conformance/gen/*.c))
 GEN_HDRS := $(wildcard conformance/gen/*.h)
 
-AUDIT_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Iconformance/audit $(EXT_CFLAGS)
-AUDIT_TESTCFLAGS := $(TESTCFLAGS) -Iconformance/audit $(EXT_CFLAGS)
+AUDIT_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Icapture -Iconformance/audit $(EXT_CFLAGS)
+AUDIT_TESTCFLAGS := $(TESTCFLAGS) -Icapture -Iconformance/audit $(EXT_CFLAGS)
 
-$(B)/audit/%.o: conformance/audit/%.c $(AUDIT_HDRS) $(LIB_HDRS)
+$(B)/audit/%.o: conformance/audit/%.c $(AUDIT_HDRS) $(CAP_HDRS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(AUDIT_CFLAGS) -c $< -o $@
 
-$(B)/audit-asan/%.o: conformance/audit/%.c $(AUDIT_HDRS) $(LIB_HDRS)
+$(B)/audit-asan/%.o: conformance/audit/%.c $(AUDIT_HDRS) $(CAP_HDRS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(AUDIT_TESTCFLAGS) -c $< -o $@
 
@@ -45,9 +45,9 @@ $(B)/libaudit-asan.a: $(AUDIT_ASAN_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/test/audit_%: tests/audit/%.c tests/t.h $(AUDIT_HDRS) $(B)/libaudit-asan.a $(B)/libmpa-asan.a
+$(B)/test/audit_%: tests/audit/%.c tests/t.h $(AUDIT_HDRS) $(CAP_HDRS) $(B)/libaudit-asan.a $(B)/libmpacap-asan.a $(B)/libmpa-asan.a
 	@mkdir -p $(dir $@)
-	$(CC) $(AUDIT_TESTCFLAGS) $< -o $@ $(B)/libaudit-asan.a $(B)/libmpa-asan.a $(EXT_LIBS)
+	$(CC) $(AUDIT_TESTCFLAGS) $< -o $@ $(B)/libaudit-asan.a $(B)/libmpacap-asan.a $(B)/libmpa-asan.a $(EXT_LIBS)
 
 $(B)/mpa-capgen: $(GEN_SRCS) $(GEN_HDRS) tests/scen.h tests/scenarios.h $(B)/libmpa.a
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests -Iconformance/gen $(GEN_SRCS) -o $@ $(B)/libmpa.a
@@ -55,8 +55,8 @@ $(B)/mpa-capgen: $(GEN_SRCS) $(GEN_HDRS) tests/scen.h tests/scenarios.h $(B)/lib
 audit-unit: $(AUDIT_TEST_BINS)
 	@scripts/run-tests.sh $(AUDIT_TEST_BINS)
 
-$(B)/mpa-audit: conformance/mpa-audit.c $(AUDIT_HDRS) $(B)/libaudit.a $(B)/libmpa.a
-	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(B)/libaudit.a $(B)/libmpa.a $(EXT_LIBS)
+$(B)/mpa-audit: conformance/mpa-audit.c $(AUDIT_HDRS) $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpa.a
+	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpa.a $(EXT_LIBS)
 
 # The JSON contract checker used by the golden tests.
 $(B)/jsonids: tests/audit/jsonids.c tests/util/slurp.h $(B)/libmpa.a

@@ -16,14 +16,14 @@ IWMPA_VERSION := 0.1.0
 DISS_SRCS := dissector/plugin.c dissector/packet-iwmpa.c dissector/iwmpa-track.c
 DISS_OBJS := $(patsubst dissector/%.c,$(B)/dissector/%.o,$(DISS_SRCS)) $(B)/dissector/tcp.o
 DISS_CFLAGS := -std=gnu11 $(WARN) -O2 -g -fPIC -fvisibility=hidden -DIWMPA_VERSION='"$(IWMPA_VERSION)"' \
-               $(WS_CFLAGS) -Iinclude -Iconformance/audit -Idissector
+               $(WS_CFLAGS) -Iinclude -Icapture -Idissector
 
 $(B)/dissector/%.o: dissector/%.c dissector/iwmpa.h $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	@[ -n "$(WS_PLUGINDIR)" ] || { echo "plugin: wireshark-dev not found (scripts/deps.sh installs it)"; exit 1; }
 	$(CC) $(DISS_CFLAGS) -c $< -o $@
 
-$(B)/dissector/tcp.o: conformance/audit/tcp.c conformance/audit/tcp.h
+$(B)/dissector/tcp.o: capture/tcp.c capture/tcp.h
 	@mkdir -p $(dir $@)
 	$(CC) $(DISS_CFLAGS) -c $< -o $@
 

@@ -1,19 +1,16 @@
 /*
- * The auditor (audit.h): packets -> TCP connections -> libmpa stream
- * engines -> connection reports and findings.
+ * The auditor (audit.h): packets -> TCP connections -> the MPA-connection
+ * layer (capture/mpaconn.h) -> connection reports and findings.
  *
- * MPA has no port of its own (RFC 5044 7.1: the ULP decides when a TCP
- * connection turns to MPA), so a connection is taken for MPA when the
- * first octets of either direction are an MPA key, "MPA " (the Request,
- * the Reply, the draft-03 Start Key and the 2007 RtR frame all start so),
- * or when it runs on a port the user named.  Until that is decided its
- * octets wait (bounded); a connection that is not MPA costs nothing more
- * once decided.
+ * This file keeps the connection table (a hash of 4-tuples and VLAN tags,
+ * least recently active first), numbers the connections that speak MPA,
+ * attributes findings to the file and frame that carried their octet, and
+ * hands complete connections to the report.  Deciding whether a
+ * connection speaks MPA, holding and feeding its octets, and the capture
+ * notes are the capture layer's, shared with the Wireshark plugin.
  *
- * The engine must be fed both directions in the order the octets were
- * seen, and may hold a direction back (the Initiator's octets before the
- * Reply): what it does not take waits in a per-direction queue, in
- * arrival order, with the holes and ends that follow it.
+ * Frame numbers inside the capture layer are tags counted across all
+ * input files; a finding's tag is turned into (file, frame) here.
  */
 #include "audit.h"
 
@@ -23,11 +20,9 @@
 #include <string.h>
 
 #include "ipfrag.h"
+#include "mpaconn.h"
 #include "pkt.h"
-#include "tcp.h"
 
-#define UNDECIDED_MAX (64u * 1024u)   /* octets held before MPA is decided */
-#define PENDING_MAX (4u << 20)        /* octets held for a waiting direction */
 #define FRAME_RING 16
 #define GLOBAL_FINDINGS_MAX 1000
 /* Findings kept (listed) for all open connections together: the per-rule
@@ -38,25 +33,10 @@
  * last message; two million of them took gigabytes of report). */
 #define TERMS_MAX 256u
 
-enum { ST_UNDECIDED = 0, ST_MPA, ST_IGNORED };
-enum { Q_DATA = 0, Q_GAP, Q_END };
-enum { V_NONE = 0, V_MPA, V_OTHER, V_LOST };
-
-typedef struct qitem {
-    struct qitem *next;
-    uint8_t kind, flag;      /* Q_END: flag = rst; Q_DATA: flag = segment start */
-    uint64_t seq;            /* arrival order across both directions */
-    uint64_t len;            /* data octets, or the hole's length */
-    uint32_t used;           /* data octets already fed */
-    unsigned file;
-    uint64_t frame;
-    uint8_t data[];
-} qitem;
-
+/* A frame tag, stream offset -> tag: which frame carried an octet. */
 typedef struct fref {
     uint64_t off;
-    unsigned file;
-    uint64_t frame;
+    uint64_t tag;
 } fref;
 
 typedef struct conn conn;
@@ -75,35 +55,19 @@ struct conn {
     int client_side;   /* which side of k is the client (dir 0) */
     conn *hnext;       /* hash chain */
     conn *lprev, *lnext; /* activity list, least recent first */
-    int state;
-    int listed;        /* on a port the user named */
-    uint32_t client_isn;
-    tcp_dir tcp[2];
-    tcp_sink sink;
-    mpa_stream *ms;
-    /* detection */
-    uint8_t first[2][4];
-    uint8_t nfirst[2];
-    uint8_t verdict[2];
-    /* pending items per direction */
-    qitem *qh[2], *qt[2];
-    uint64_t qbytes[2], qseq;
-    uint64_t lost_pending[2];
-    int limit_done;
-    /* stream offset -> frame, per direction */
+    mc_conn *mc;
+    /* stream offset -> frame tag, per direction */
     fref ring[2][FRAME_RING];
     unsigned rpos[2], rn[2];
     size_t fcap, tcap;
-    uint32_t cut_done;
     unsigned *idcount;  /* findings kept, per rule (allocated with the first) */
-    uint8_t overflow;   /* undecided, and too much to hold: not MPA */
     uint8_t terms_done; /* said that TERMINATEs are no longer listed */
-    uint8_t fin[2];     /* an ignored connection still closes */
 };
 
 typedef struct file_ent {
     char *name;
     int linktype;
+    uint64_t base;     /* tags before this file's first frame */
 } file_ent;
 
 struct audit {
@@ -114,20 +78,20 @@ struct audit {
     unsigned nfiles;
     unsigned cur_file;
     uint64_t cur_frame;
+    uint64_t cur_tag;  /* frames of all files so far */
     uint64_t cur_ts;
     int linktype;
     /* connections */
     conn **ht;
     size_t hsize, nopen;
     conn *lhead, *ltail;
-    tcp_budget budget;
+    mc_shared sh;                /* memory shared by all connections (--mem-cap) */
+    char cap_desc[48];
     ipfrag *frag;
     size_t nmpa;                 /* MPA engines alive */
     int conn_limit_done, mpa_limit_done;
     size_t kept;                 /* findings kept by open connections */
-    size_t held;                 /* memory of TCP data held, bookkeeping included: out-of-order
-                                  * segments and queued items (bounded by o.mem_cap) */
-    int kept_limit_done, held_limit_done;
+    int kept_limit_done;
     /* findings not tied to a connection */
     audit_finding *gf;
     size_t ngf;
@@ -159,28 +123,42 @@ static char *xstrdup(const char *s)
     return p;
 }
 
+/* The file and frame of a tag (the current ones when tag is 0). */
+static void tag_where(const audit *a, uint64_t tag, unsigned *file, uint64_t *frame)
+{
+    if (!tag || !a->nfiles) {
+        *file = a->cur_file;
+        *frame = tag ? a->cur_frame : 0;
+        return;
+    }
+    unsigned lo = 0, hi = a->nfiles - 1;
+    while (lo < hi) {
+        unsigned mid = (lo + hi + 1) / 2;
+        if (a->files[mid].base < tag)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    *file = lo;
+    *frame = tag - a->files[lo].base;
+}
+
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
 static void global_note(audit *a, mpa_finding_id id, const char *fmt, ...);
 
 /* Keep a finding (unless over the per-rule cap) and pass it on. */
-static void add_finding(audit *a, conn *c, mpa_finding_id id, unsigned file, uint64_t frame, int dir, uint64_t off,
-                        const char *msg)
+static void add_finding_at(audit *a, conn *c, mpa_finding_id id, unsigned file, uint64_t frame, int dir, uint64_t off,
+                           const char *msg)
 {
     const mpa_rule *r = mpa_rule_get(id);
     if (!r)
         return;
     audit_finding f = {id, r, file, frame, dir, off, msg};
-    /* A connection not yet known to speak MPA keeps its findings quietly:
-     * they count, and are passed on, only if it turns out to (see
-     * start_engine); otherwise they go with it. */
-    int quiet = c && c->state != ST_MPA;
-    if (!quiet)
-        a->st.severity[r->severity]++;
+    a->st.severity[r->severity]++;
     if (c) {
-        if (!quiet)
-            c->pub.severity[r->severity]++;
+        c->pub.severity[r->severity]++;
         if (!c->idcount && !(c->idcount = calloc(MPA_F__COUNT, sizeof *c->idcount)))
             return;
         if (a->o.max_findings && c->idcount[id] >= a->o.max_findings) {
@@ -214,8 +192,6 @@ static void add_finding(audit *a, conn *c, mpa_finding_id id, unsigned file, uin
         c->pub.findings[c->pub.nfindings++] = f;
         c->idcount[id]++;
         a->kept++;
-        if (quiet)
-            return;
     } else {
         if ((a->o.max_findings && a->gcount[id] >= a->o.max_findings) || a->ngf >= GLOBAL_FINDINGS_MAX) {
             a->st.suppressed++;
@@ -235,48 +211,57 @@ static void add_finding(audit *a, conn *c, mpa_finding_id id, unsigned file, uin
         a->out.finding(a->out.user, c ? &c->pub : NULL, &f);
 }
 
+/* The same, at the frame with tag (0: none). */
+static void add_finding(audit *a, conn *c, mpa_finding_id id, uint64_t tag, int dir, uint64_t off, const char *msg)
+{
+    unsigned file;
+    uint64_t frame;
+    tag_where(a, tag, &file, &frame);
+    add_finding_at(a, c, id, file, frame, dir, off, msg);
+}
+
 #if defined(__GNUC__)
 __attribute__((format(printf, 6, 7)))
 #endif
-static void conn_note(conn *c, mpa_finding_id id, int dir, uint64_t off, uint64_t frame, const char *fmt, ...)
+static void conn_note(conn *c, mpa_finding_id id, int dir, uint64_t off, uint64_t tag, const char *fmt, ...)
 {
     audit *a = c->a;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(a->msg, sizeof a->msg, fmt, ap);
     va_end(ap);
-    add_finding(a, c, id, a->cur_file, frame, dir, off, a->msg);
+    add_finding(a, c, id, tag, dir, off, a->msg);
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
+static void global_vnote(audit *a, mpa_finding_id id, const char *fmt, va_list ap)
+{
+    vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+    add_finding_at(a, NULL, id, a->cur_file, a->cur_frame, -1, UINT64_MAX, a->msg);
+}
+
 static void global_note(audit *a, mpa_finding_id id, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+    global_vnote(a, id, fmt, ap);
     va_end(ap);
-    add_finding(a, NULL, id, a->cur_file, a->cur_frame, -1, UINT64_MAX, a->msg);
 }
 
 void audit_input_problem(audit *a, mpa_finding_id id, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+    global_vnote(a, id, fmt, ap);
     va_end(ap);
-    add_finding(a, NULL, id, a->cur_file, a->cur_frame, -1, UINT64_MAX, a->msg);
 }
 
 /* ---- stream offset -> frame ----------------------------------------- */
 
-static void ring_put(conn *c, int dir, uint64_t off, uint64_t frame)
+static void ring_put(conn *c, int dir, uint64_t off, uint64_t tag)
 {
     fref *r = &c->ring[dir][c->rpos[dir]];
     r->off = off;
-    r->file = c->a->cur_file;
-    r->frame = frame;
+    r->tag = tag;
     c->rpos[dir] = (c->rpos[dir] + 1) % FRAME_RING;
     if (c->rn[dir] < FRAME_RING)
         c->rn[dir]++;
@@ -284,47 +269,41 @@ static void ring_put(conn *c, int dir, uint64_t off, uint64_t frame)
 
 /* The frame that carried octet off of dir, when still known; else the
  * frame being processed. */
-static void ring_find(const conn *c, int dir, uint64_t off, unsigned *file, uint64_t *frame)
+static uint64_t ring_find(const conn *c, int dir, uint64_t off)
 {
-    *file = c->a->cur_file;
-    *frame = c->a->cur_frame;
     if (dir < 0 || dir > 1)
-        return;
+        return c->a->cur_tag;
     for (unsigned i = 0; i < c->rn[dir]; i++) {
         const fref *r = &c->ring[dir][(c->rpos[dir] + FRAME_RING - 1 - i) % FRAME_RING];
-        if (r->off <= off) {
-            *file = r->file;
-            *frame = r->frame;
-            return;
-        }
+        if (r->off <= off)
+            return r->tag;
     }
+    return c->a->cur_tag;
 }
 
-/* ---- the engine's events --------------------------------------------- */
+/* ---- what the capture layer tells --------------------------------------- */
 
 static void on_event(void *user, const mpa_event *ev)
 {
     conn *c = user;
     audit *a = c->a;
     audit_dir *d = &c->pub.d[ev->dir];
-    unsigned file;
-    uint64_t frame;
+    uint64_t tag;
     /* Markers and plain FPDUs are most events: they need no frame. */
     if (ev->type == MPA_EV_MARKER || ev->type == MPA_EV_DATA || ev->type == MPA_EV_MODE)
-        file = 0, frame = 0;
+        tag = 0;
     else if (ev->type == MPA_EV_FPDU && ev->u.fpdu.rtr == MPA_RTR_NONE &&
              (ev->u.fpdu.ddp_status != MPA_OK || ev->u.fpdu.ddp.hdr.opcode != MPA_RDMAP_TERMINATE))
-        file = 0, frame = 0;
+        tag = 0;
     else
-        ring_find(c, ev->dir, ev->off, &file, &frame);
+        tag = ring_find(c, ev->dir, ev->off);
     switch (ev->type) {
     case MPA_EV_FRAME:
         if (ev->u.frame.frame.kind != MPA_KEY_RTR2007 || !d->startup.have) {
             d->startup.have = 1;
             d->startup.fr = ev->u.frame.frame;
             d->startup.fr.pd = NULL;
-            d->startup.file = file;
-            d->startup.frame = frame;
+            tag_where(a, tag, &d->startup.file, &d->startup.frame);
             d->startup.off = ev->off;
         }
         if (ev->u.frame.role != MPA_ROLE_UNKNOWN)
@@ -342,14 +321,13 @@ static void on_event(void *user, const mpa_event *ev)
         if (f->rtr != MPA_RTR_NONE && d->rtr == MPA_RTR_NONE) {
             d->rtr = f->rtr;
             d->rtr_negotiated = f->negotiated_rtr;
-            d->rtr_file = file;
-            d->rtr_frame = frame;
+            tag_where(a, tag, &d->rtr_file, &d->rtr_frame);
         }
         if (f->ddp_status == MPA_OK && f->ddp.hdr.opcode == MPA_RDMAP_TERMINATE && f->ddp.complete) {
             if (c->pub.nterms >= TERMS_MAX) {
                 if (!c->terms_done) {
                     c->terms_done = 1;
-                    conn_note(c, MPA_F_CAP_LIMIT, ev->dir, ev->off, frame,
+                    conn_note(c, MPA_F_CAP_LIMIT, ev->dir, ev->off, tag,
                               "more than %u TERMINATE messages: the later ones are not listed", TERMS_MAX);
                 }
                 break;
@@ -364,8 +342,7 @@ static void on_event(void *user, const mpa_event *ev)
             }
             audit_term *t = &c->pub.terms[c->pub.nterms++];
             t->dir = ev->dir;
-            t->file = file;
-            t->frame = frame;
+            tag_where(a, tag, &t->file, &t->frame);
             t->off = ev->off;
             t->layer = f->ddp.u.term.layer;
             t->etype = f->ddp.u.term.etype;
@@ -374,7 +351,7 @@ static void on_event(void *user, const mpa_event *ev)
         break;
     }
     case MPA_EV_FINDING:
-        add_finding(a, c, ev->u.finding.id, file, frame, ev->dir, ev->off, ev->u.finding.msg);
+        add_finding(a, c, ev->u.finding.id, tag, ev->dir, ev->off, ev->u.finding.msg);
         break;
     case MPA_EV_MARKER:
     case MPA_EV_DATA:
@@ -382,218 +359,52 @@ static void on_event(void *user, const mpa_event *ev)
     }
 }
 
-/* ---- feeding the engine in order ------------------------------------ */
-
-/* Undecided connections that decide() will take for MPA right away. */
-static int will_be_mpa(const conn *c)
+static void on_note(void *user, mpa_finding_id id, int dir, uint64_t off, uint64_t tag, const char *msg)
 {
-    return c->verdict[0] == V_MPA || c->verdict[1] == V_MPA ||
-           (c->listed && (c->verdict[0] != V_NONE || c->verdict[1] != V_NONE));
+    conn *c = user;
+    add_finding(c->a, c, id, tag, dir, off, msg);
 }
 
-/* What a queued item costs against the limits: its octets and its
- * bookkeeping (malloc's included), so that a flood of one-octet
- * segments cannot hold fifty times the limit. */
-static size_t q_cost(int kind, uint64_t len)
+static void on_shared_note(void *user, mpa_finding_id id, const char *msg)
 {
-    return sizeof(qitem) + 16 + (kind == Q_DATA ? (size_t)len : 0);
+    audit *a = user;
+    add_finding_at(a, NULL, id, a->cur_file, a->cur_frame, -1, UINT64_MAX, msg);
 }
 
-static void q_push(conn *c, int dir, int kind, int flag, const uint8_t *p, uint64_t len, uint64_t frame)
+static void on_data(void *user, int dir, uint64_t off, const uint8_t *p, uint32_t len, uint64_t tag)
 {
-    audit *a = c->a;
-    size_t cost = q_cost(kind, len);
-    if (kind == Q_DATA) {
-        /* Each connection's own limit, and the memory for held TCP data
-         * shared with the out-of-order segments (--mem-cap): without the
-         * latter, 1000 connections holding 4 MiB each (or 10000
-         * undecided ones 64 KiB each) broke the memory bound. */
-        int own = c->qbytes[dir] + cost > (c->state == ST_UNDECIDED ? UNDECIDED_MAX : PENDING_MAX);
-        int shared = a->held + cost > a->budget.cap;
-        if (c->state == ST_UNDECIDED && !own && shared && will_be_mpa(c))
-            shared = 0; /* decide() feeds it to the engine at once */
-        if (own || shared) {
-            if (c->state != ST_MPA) {
-                /* Undecided: taken for not MPA (decide()).  Setting a
-                 * flag, not returning quietly: the octets are missing
-                 * from the queue, so it must never be fed. */
-                c->overflow = 1;
-                if (!own && !a->held_limit_done) {
-                    a->held_limit_done = 1;
-                    global_note(a, MPA_F_CAP_LIMIT,
-                                "memory for TCP data held (--mem-cap %zu MiB) used up: connections not yet known to "
-                                "speak MPA that need more are taken for not MPA",
-                                a->o.mem_cap >> 20);
-                }
-                return;
-            }
-            /* Too much to hold: the octets count as lost, said once. */
-            if (!c->limit_done) {
-                c->limit_done = 1;
-                if (own)
-                    conn_note(c, MPA_F_CAP_LIMIT, dir, UINT64_MAX, frame,
-                              "more than %u octets waiting for the other direction: the excess is treated as lost",
-                              PENDING_MAX);
-                else
-                    conn_note(c, MPA_F_CAP_LIMIT, dir, UINT64_MAX, frame,
-                              "memory for TCP data held (--mem-cap %zu MiB) used up: octets waiting for the other "
-                              "direction are treated as lost",
-                              a->o.mem_cap >> 20);
-            }
-            kind = Q_GAP;
-            cost = q_cost(Q_GAP, len);
-        }
-    }
-    /* Consecutive holes with nothing queued between them are one: past a
-     * limit every segment becomes a hole, and must not cost an item. */
-    if (kind == Q_GAP && c->qt[dir] && c->qt[dir]->kind == Q_GAP && c->qt[dir]->seq + 1 == c->qseq) {
-        c->qt[dir]->len += len;
-        return;
-    }
-    qitem *q = malloc(sizeof *q + (kind == Q_DATA ? (size_t)len : 0));
-    if (!q)
-        return;
-    q->next = NULL;
-    q->kind = (uint8_t)kind;
-    q->flag = (uint8_t)flag;
-    q->seq = c->qseq++;
-    q->len = len;
-    q->used = 0;
-    q->file = a->cur_file;
-    q->frame = frame;
-    if (kind == Q_DATA)
-        memcpy(q->data, p, (size_t)len);
-    c->qbytes[dir] += cost;
-    a->held += cost;
-    if (c->qt[dir])
-        c->qt[dir]->next = q;
-    else
-        c->qh[dir] = q;
-    c->qt[dir] = q;
+    (void)p;
+    (void)len;
+    ring_put(user, dir, off, tag);
 }
 
-static void q_pop(conn *c, int dir)
+static void on_gap(void *user, int dir, uint64_t off, uint64_t len, uint64_t tag)
 {
-    qitem *q = c->qh[dir];
-    size_t cost = q_cost(q->kind, q->len);
-    c->qh[dir] = q->next;
-    if (!c->qh[dir])
-        c->qt[dir] = NULL;
-    c->qbytes[dir] -= cost;
-    c->a->held -= cost;
-    free(q);
+    (void)len;
+    ring_put(user, dir, off, tag);
 }
 
-static void q_clear(conn *c)
+static void on_end(void *user, int dir, int rst, uint64_t tag)
 {
-    for (int dir = 0; dir < 2; dir++)
-        while (c->qh[dir])
-            q_pop(c, dir);
-}
-
-/* Feed queued items, both directions in arrival order, skipping a
- * direction the engine holds back. */
-static void pump(conn *c)
-{
-    for (;;) {
-        int dir = -1;
-        for (int k = 0; k < 2; k++) {
-            if (!c->qh[k] || mpa_stream_waiting(c->ms, k))
-                continue;
-            if (dir < 0 || c->qh[k]->seq < c->qh[dir]->seq)
-                dir = k;
-        }
-        if (dir < 0)
-            return;
-        qitem *q = c->qh[dir];
-        switch (q->kind) {
-        case Q_DATA: {
-            if (q->flag && q->used == 0)
-                mpa_stream_segment(c->ms, dir);
-            size_t n = mpa_stream_feed(c->ms, dir, q->data + q->used, (size_t)(q->len - q->used));
-            q->used += (uint32_t)n;
-            /* The engine takes less only while the direction waits; were
-             * it ever otherwise, give up the item rather than spin. */
-            if (q->used < q->len && (n || mpa_stream_waiting(c->ms, dir)))
-                continue;
-            break;
-        }
-        case Q_GAP:
-            mpa_stream_gap(c->ms, dir, q->len);
-            break;
-        case Q_END:
-            mpa_stream_end(c->ms, dir, q->flag ? MPA_END_RST : MPA_END_FIN);
-            break;
-        }
-        q_pop(c, dir);
-    }
-}
-
-static void engine_data(conn *c, int dir, const uint8_t *p, uint32_t len, int seg_start, uint64_t frame)
-{
-    /* Nothing queued: offer the octets even when the direction waits,
-     * so the engine sees them arrive early (MPA-STA-INIT-FPDU-WAIT) and
-     * takes what it can. */
-    if (!c->qh[dir]) {
-        if (seg_start)
-            mpa_stream_segment(c->ms, dir);
-        size_t n = mpa_stream_feed(c->ms, dir, p, len);
-        if (n < len)
-            q_push(c, dir, Q_DATA, 0, p + n, len - n, frame);
-    } else {
-        q_push(c, dir, Q_DATA, seg_start, p, len, frame);
-    }
-    if (c->qh[!dir] || c->qh[dir])
-        pump(c);
-}
-
-/* ---- deciding whether a connection speaks MPA ------------------------ */
-
-static int on_listed_port(const audit *a, uint16_t port)
-{
-    for (unsigned i = 0; i < a->o.nports; i++)
-        if (a->o.ports[i] == port)
-            return 1;
-    return 0;
-}
-
-static uint16_t port_of(const conn *c, int dir)
-{
-    int side = dir == 0 ? c->client_side : !c->client_side;
-    return c->k.port[side];
+    conn *c = user;
+    audit_dir *d = &c->pub.d[dir];
+    d->end = rst ? 2 : 1;
+    tag_where(c->a, tag, &d->end_file, &d->end_frame);
 }
 
 static void conn_close(audit *a, conn *c, const char *why);
 
-static void start_engine(conn *c)
+/* The connection turns out to speak MPA: make room for its engine,
+ * number it. */
+static void on_starting(void *user)
 {
+    conn *c = user;
     audit *a = c->a;
-    mpa_stream_cfg cfg;
-    memset(&cfg, 0, sizeof cfg);
-    int starts_mpa = 0;
-    for (int dir = 0; dir < 2; dir++) {
-        cfg.isn[dir] = c->tcp[dir].base_seq;
-        /* A sender's EMSS is bounded by the MSS its peer announced. */
-        cfg.emss[dir] = c->pub.d[!dir].mss;
-        starts_mpa |= c->verdict[dir] == V_MPA;
-    }
-    if (c->listed && !c->pub.syn_seen && !starts_mpa) {
-        cfg.midstream = 1;
-        c->pub.midstream = 1;
-        for (int dir = 0; dir < 2; dir++) {
-            /* [0] of the options: octets sent to the named port. */
-            int to_port = on_listed_port(a, port_of(c, !dir));
-            cfg.markers[dir] = a->o.mid_markers[to_port ? 0 : 1];
-            cfg.crc[dir] = a->o.mid_crc[to_port ? 0 : 1];
-        }
-        if (on_listed_port(a, port_of(c, 1)))
-            cfg.initiator = 1; /* the side that connects to the port */
-    }
     if (a->nmpa >= a->o.max_mpa) {
         /* Too many MPA connections at once: the least recently active
          * one is reported now. */
         conn *old = a->lhead;
-        while (old && old->state != ST_MPA)
+        while (old && (old == c || mc_get_state(old->mc) != MC_MPA))
             old = old->lnext;
         if (old) {
             a->st.evicted++;
@@ -607,148 +418,18 @@ static void start_engine(conn *c)
             conn_close(a, old, "table full");
         }
     }
-    c->ms = malloc(mpa_stream_size());
-    if (!c->ms)
-        return; /* the caller ignores it */
     a->nmpa++;
-    for (int dir = 0; dir < 2; dir++)
-        c->tcp[dir].no_recent = 0; /* retransmissions are judged from here on */
-    mpa_stream_init(c->ms, &cfg, on_event, c);
-    c->state = ST_MPA;
     c->pub.is_mpa = 1;
     /* Connections are numbered in the order they turn out to be MPA. */
     c->pub.id = (unsigned)++a->st.mpa_conns;
-    for (size_t i = 0; i < c->pub.nfindings; i++) {
-        const audit_finding *f = &c->pub.findings[i];
-        a->st.severity[f->rule->severity]++;
-        c->pub.severity[f->rule->severity]++;
-        if (a->out.finding)
-            a->out.finding(a->out.user, &c->pub, f);
-    }
 }
 
-/* Not MPA: nothing more is held for it; it only stays in the table so
- * that its later packets are recognised, until it closes.  (Its TCP state
- * is freed by tcp_packet, outside the reassembler's callbacks.) */
-static void ignore(conn *c)
+static int on_listed_port(const audit *a, uint16_t port)
 {
-    c->state = ST_IGNORED;
-    q_clear(c);
-}
-
-static void decide(conn *c)
-{
-    if (c->state != ST_UNDECIDED)
-        return;
-    if (will_be_mpa(c) && !c->overflow) {
-        start_engine(c);
-        if (c->state == ST_MPA)
-            pump(c);
-        else
-            ignore(c);
-        return;
-    }
-    int settled = (c->verdict[0] == V_OTHER || c->verdict[0] == V_LOST) &&
-                  (c->verdict[1] == V_OTHER || c->verdict[1] == V_LOST);
-    if (settled || c->overflow || c->qbytes[0] + c->qbytes[1] >= UNDECIDED_MAX)
-        ignore(c);
-}
-
-/* ---- the TCP sink ---------------------------------------------------- */
-
-static void t_data(void *user, int dir, uint64_t off, const uint8_t *p, uint32_t len, int seg_start, uint64_t frame)
-{
-    conn *c = user;
-    c->pub.d[dir].payload_octets += len;
-    if (c->state == ST_IGNORED)
-        return;
-    ring_put(c, dir, off, frame);
-    if (c->state == ST_MPA) {
-        engine_data(c, dir, p, len, seg_start, frame);
-        return;
-    }
-    /* Undecided: learn the first four octets, hold everything. */
-    if (c->verdict[dir] == V_NONE) {
-        if (off > c->nfirst[dir])
-            c->verdict[dir] = V_LOST;
-        while (c->verdict[dir] == V_NONE && c->nfirst[dir] < 4 && c->nfirst[dir] < off + len) {
-            c->first[dir][c->nfirst[dir]] = p[c->nfirst[dir] - off];
-            c->nfirst[dir]++;
-        }
-    }
-    if (c->verdict[dir] == V_NONE && c->nfirst[dir] == 4)
-        c->verdict[dir] = memcmp(c->first[dir], "MPA ", 4) == 0 ? V_MPA : V_OTHER;
-    q_push(c, dir, Q_DATA, seg_start, p, len, frame);
-    decide(c);
-}
-
-static void t_gap(void *user, int dir, uint64_t off, uint64_t len, uint64_t frame)
-{
-    conn *c = user;
-    if (c->state == ST_IGNORED)
-        return;
-    ring_put(c, dir, off, frame);
-    if (c->state == ST_UNDECIDED) {
-        if (c->verdict[dir] == V_NONE)
-            c->verdict[dir] = V_LOST;
-        q_push(c, dir, Q_GAP, 0, NULL, len, frame);
-        decide(c);
-        return;
-    }
-    if (!c->qh[dir])
-        mpa_stream_gap(c->ms, dir, len);
-    else
-        q_push(c, dir, Q_GAP, 0, NULL, len, frame);
-    pump(c);
-}
-
-static void t_end(void *user, int dir, int rst, uint64_t frame)
-{
-    conn *c = user;
-    audit_dir *d = &c->pub.d[dir];
-    d->end = rst ? 2 : 1;
-    d->end_file = c->a->cur_file;
-    d->end_frame = frame;
-    if (c->state == ST_IGNORED)
-        return;
-    if (c->state == ST_UNDECIDED) {
-        if (c->verdict[dir] == V_NONE)
-            c->verdict[dir] = V_LOST;
-        q_push(c, dir, Q_END, rst, NULL, 0, frame);
-        decide(c);
-        return;
-    }
-    if (!c->qh[dir])
-        mpa_stream_end(c->ms, dir, rst ? MPA_END_RST : MPA_END_FIN);
-    else
-        q_push(c, dir, Q_END, rst, NULL, 0, frame);
-    pump(c);
-}
-
-static void t_note(void *user, int dir, tcp_note what, uint64_t off, uint64_t len, uint64_t frame)
-{
-    conn *c = user;
-    if (c->state == ST_IGNORED)
-        return;
-    switch (what) {
-    case TCP_NOTE_CONFLICT:
-        conn_note(c, MPA_F_CAP_OVERLAP, dir, off, frame,
-                  "retransmitted octets at offset %llu (%llu octets checked) differ from the first copy, which is kept",
-                  (unsigned long long)off, (unsigned long long)len);
-        break;
-    case TCP_NOTE_OUT_OF_WINDOW:
-        conn_note(c, MPA_F_CAP_UNREADABLE, dir, UINT64_MAX, frame,
-                  "segment of %llu octets outside the window (its sequence number is more than 2^30 from the expected "
-                  "one, or before the start of the stream): ignored",
-                  (unsigned long long)len);
-        break;
-    case TCP_NOTE_EARLY_HOLE:
-        conn_note(c, MPA_F_CAP_LIMIT, dir, off, frame,
-                  "out-of-order memory limit reached: %llu missing octets at offset %llu declared lost without waiting "
-                  "for a retransmission",
-                  (unsigned long long)len, (unsigned long long)off);
-        break;
-    }
+    for (unsigned i = 0; i < a->o.nports; i++)
+        if (a->o.ports[i] == port)
+            return 1;
+    return 0;
 }
 
 /* ---- connections ----------------------------------------------------- */
@@ -820,13 +501,10 @@ static void ht_grow(audit *a)
 
 static void conn_free(audit *a, conn *c)
 {
-    for (int dir = 0; dir < 2; dir++)
-        tcp_dir_free(&c->tcp[dir], &a->budget);
-    q_clear(c);
     a->kept -= c->pub.nfindings;
-    if (c->ms)
+    if (mc_stream(c->mc))
         a->nmpa--;
-    free(c->ms);
+    mc_free(c->mc);
     free(c->idcount);
     for (size_t i = 0; i < c->pub.nfindings; i++)
         free((char *)c->pub.findings[i].msg);
@@ -842,32 +520,28 @@ static void conn_close(audit *a, conn *c, const char *why)
     lru_unlink(a, c);
     a->nopen--;
     c->pub.closed = why;
-    for (int dir = 0; dir < 2; dir++)
-        tcp_dir_flush(&c->tcp[dir], dir, a->cur_frame, &c->sink, &a->budget);
-    if (c->state == ST_UNDECIDED) {
-        /* Whatever it held, it never showed an MPA key. */
-        c->state = ST_IGNORED;
-    }
-    if (c->state == ST_MPA) {
-        pump(c);
-        mpa_stream_finish(c->ms);
-        pump(c); /* octets held back are reported now */
-        mpa_stream_finish(c->ms);
+    mc_close(c->mc, a->cur_tag);
+    mpa_stream *ms = mc_stream(c->mc);
+    if (mc_get_state(c->mc) == MC_MPA && ms) {
         /* The side facing an Initiator is the Responder, replied or not. */
         for (int dir = 0; dir < 2; dir++) {
             audit_dir *d = &c->pub.d[dir];
             if (d->role == MPA_ROLE_UNKNOWN)
-                d->role = mpa_stream_role(c->ms, dir);
+                d->role = mpa_stream_role(ms, dir);
         }
         for (int dir = 0; dir < 2; dir++)
             if (c->pub.d[dir].role == MPA_ROLE_UNKNOWN && c->pub.d[!dir].role != MPA_ROLE_UNKNOWN)
                 c->pub.d[dir].role =
                     c->pub.d[!dir].role == MPA_ROLE_INITIATOR ? MPA_ROLE_RESPONDER : MPA_ROLE_INITIATOR;
+        c->pub.midstream = mc_midstream(c->mc);
         for (int dir = 0; dir < 2; dir++) {
             audit_dir *d = &c->pub.d[dir];
-            const tcp_dir *t = &c->tcp[dir];
-            d->st = *mpa_stream_stats(c->ms, dir);
-            d->mode = mpa_stream_mode(c->ms, dir);
+            const tcp_dir *t = mc_tcp(c->mc, dir);
+            d->st = *mpa_stream_stats(ms, dir);
+            d->mode = mpa_stream_mode(ms, dir);
+            d->mss = mc_mss(c->mc, dir);
+            d->payload_octets = mc_payload_octets(c->mc, dir);
+            d->cut_packets = mc_cut_packets(c->mc, dir);
             d->segments = t->segments;
             d->retrans_octets = t->retrans_octets;
             d->conflicts = t->conflicts;
@@ -876,6 +550,7 @@ static void conn_close(audit *a, conn *c, const char *why)
             d->out_of_window = t->out_of_window;
             d->ooo_segments = t->ooo_segments;
         }
+        c->pub.syn_seen = mc_syn_seen(c->mc);
         if (a->out.conn_done)
             a->out.conn_done(a->out.user, &c->pub);
     }
@@ -895,20 +570,37 @@ static void addr_str(const key *k, int side, char *buf, size_t cap)
         snprintf(buf, cap, "%s:%u", ip, k->port[side]);
 }
 
+/* What the user's port list says of a connection (client on side
+ * client_side of k). */
+static mc_cfg conn_cfg(const audit *a, const key *k, int client_side)
+{
+    mc_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.listed = on_listed_port(a, k->port[0]) || on_listed_port(a, k->port[1]);
+    /* dir 0 goes to the server's port, dir 1 to the client's. */
+    cfg.to_port[0] = (uint8_t)on_listed_port(a, k->port[!client_side]);
+    cfg.to_port[1] = (uint8_t)on_listed_port(a, k->port[client_side]);
+    for (int i = 0; i < 2; i++) {
+        cfg.mid_markers[i] = a->o.mid_markers[i];
+        cfg.mid_crc[i] = a->o.mid_crc[i];
+    }
+    return cfg;
+}
+
 static conn *conn_new(audit *a, const key *k, int client_side, uint64_t ts)
 {
     if (a->nopen >= a->o.max_conns && a->lhead) {
         /* Make room: a connection that is not MPA if one of the least
          * recently active is, else the least recently active. */
         conn *old = a->lhead;
-        for (int i = 0; i < 64 && old && old->state == ST_MPA; i++)
+        for (int i = 0; i < 64 && old && mc_get_state(old->mc) == MC_MPA; i++)
             old = old->lnext;
-        if (!old || old->state == ST_MPA)
+        if (!old || mc_get_state(old->mc) == MC_MPA)
             old = a->lhead;
         /* Say so for MPA connections, and for undecided ones too: one
          * may still turn out to speak MPA and would be audited without
          * its SYN (a flood of half-open connections went unmentioned). */
-        if (old->state != ST_IGNORED) {
+        if (mc_get_state(old->mc) != MC_IGNORED) {
             a->st.evicted++;
             if (!a->conn_limit_done) {
                 a->conn_limit_done = 1;
@@ -927,11 +619,13 @@ static conn *conn_new(audit *a, const key *k, int client_side, uint64_t ts)
     c->a = a;
     c->k = *k;
     c->client_side = client_side;
-    c->sink.user = c;
-    c->sink.data = t_data;
-    c->sink.gap = t_gap;
-    c->sink.end = t_end;
-    c->sink.note = t_note;
+    mc_cfg cfg = conn_cfg(a, k, client_side);
+    mc_hooks h = {c, on_event, on_note, on_data, on_gap, on_end, on_starting};
+    c->mc = mc_new(&cfg, &h, &a->sh);
+    if (!c->mc) {
+        free(c);
+        return NULL;
+    }
     c->pub.first_file = c->pub.last_file = a->cur_file;
     c->pub.first_frame = c->pub.last_frame = a->cur_frame;
     c->pub.first_ts = c->pub.last_ts = ts;
@@ -942,19 +636,11 @@ static conn *conn_new(audit *a, const key *k, int client_side, uint64_t ts)
         addr_str(k, dir == 0 ? client_side : !client_side, c->pub.d[dir].addr, sizeof c->pub.d[dir].addr);
         c->pub.d[dir].rtr = MPA_RTR_NONE;
     }
-    c->listed = on_listed_port(a, k->port[0]) || on_listed_port(a, k->port[1]);
-    /* No retransmission history (4 KiB a direction) until it speaks MPA:
-     * 10000 undecided connections with a segment each held 80 MiB of it.
-     * What is lost: a conflicting resend of the segment that decides. */
-    c->tcp[0].no_recent = c->tcp[1].no_recent = 1;
-    /* Out-of-order segments and queued items share --mem-cap, counted
-     * with their bookkeeping. */
-    c->tcp[0].charge = c->tcp[1].charge = &a->held;
     if (a->nopen * 2 >= a->hsize)
         ht_grow(a);
-    size_t h = key_hash(k) & (a->hsize - 1);
-    c->hnext = a->ht[h];
-    a->ht[h] = c;
+    size_t h2 = key_hash(k) & (a->hsize - 1);
+    c->hnext = a->ht[h2];
+    a->ht[h2] = c;
     lru_append(a, c);
     a->nopen++;
     if (a->nopen > a->st.open_peak)
@@ -1001,7 +687,7 @@ static void tcp_packet(audit *a, const pkt *p, uint64_t ts)
         rst = t->flags & PKT_TCP_RST;
     uint32_t plen = t->payload_wire > t->payload_len ? t->payload_wire : t->payload_len;
     conn *c = conn_find(a, &k);
-    if (c && syn && !ack && c->pub.syn_seen && t->seq != c->client_isn) {
+    if (c && syn && !ack && mc_syn_seen(c->mc) && t->seq != mc_client_isn(c->mc)) {
         /* A new SYN with another ISN: the 4-tuple is used again. */
         conn_close(a, c, "reused");
         c = NULL;
@@ -1022,60 +708,29 @@ static void tcp_packet(audit *a, const pkt *p, uint64_t ts)
         if (!c)
             return;
     }
-    int dir = src_side == c->client_side ? 0 : 1;
-    audit_dir *d = &c->pub.d[dir];
     lru_unlink(a, c);
     lru_append(a, c);
     c->pub.last_file = a->cur_file;
     c->pub.last_frame = a->cur_frame;
     c->pub.last_ts = ts;
-    if (c->state == ST_IGNORED) {
-        /* Nothing to reassemble: only watch it close. */
-        if (fin)
-            c->fin[dir] = 1;
-        if (rst)
-            conn_close(a, c, "reset");
-        else if (c->fin[0] && c->fin[1])
-            conn_close(a, c, "closed");
-        return;
-    }
-    uint32_t seq = t->seq;
-    if (syn) {
-        if (t->mss)
-            d->mss = t->mss;
-        if (!ack) {
-            c->pub.syn_seen = 1;
-            c->client_isn = t->seq;
-        }
-        if (!c->tcp[dir].have_base)
-            tcp_dir_start(&c->tcp[dir], t->seq + 1);
-        seq = t->seq + 1;
-    }
-    if (ack && c->tcp[!dir].have_base)
-        tcp_dir_acked(&c->tcp[!dir], !dir, t->ack, a->cur_frame, &c->sink, &a->budget);
-    if (plen || fin) {
-        if (t->payload_wire > t->payload_len) {
-            d->cut_packets++;
-            if (c->cut_done++ == 0)
-                conn_note(c, MPA_F_CAP_TRUNCATED, dir, UINT64_MAX, a->cur_frame,
-                          "packet cut by the snap length: %u of %u payload octets captured (later cut packets of this "
-                          "connection are counted only)",
-                          t->payload_len, t->payload_wire);
-        }
-        tcp_dir_segment(&c->tcp[dir], dir, seq, t->payload, t->payload_len, t->payload_wire, fin != 0, a->cur_frame,
-                        &c->sink, &a->budget);
-    }
-    if (rst && c->tcp[dir].have_base)
-        tcp_dir_rst(&c->tcp[dir], dir, a->cur_frame, &c->sink, &a->budget);
-    if (c->state == ST_IGNORED) {
-        for (int side = 0; side < 2; side++) {
-            tcp_dir_free(&c->tcp[side], &a->budget);
-            c->fin[side] = c->tcp[side].fin_seen;
-        }
-    }
+    mc_seg seg = {
+        .dir = src_side == c->client_side ? 0 : 1,
+        .seq = t->seq,
+        .ack = t->ack,
+        .syn = syn != 0,
+        .ack_flag = ack != 0,
+        .fin = fin != 0,
+        .rst = rst != 0,
+        .mss = t->mss,
+        .payload = t->payload,
+        .len = t->payload_len,
+        .wire = t->payload_wire,
+        .frame = a->cur_tag,
+    };
+    mc_segment(c->mc, &seg);
     if (rst)
         conn_close(a, c, "reset");
-    else if (c->tcp[0].ended && c->tcp[1].ended)
+    else if (mc_over(c->mc))
         conn_close(a, c, "closed");
 }
 
@@ -1095,6 +750,7 @@ static void frag_report(void *user, const ipfrag_result *r)
 void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen)
 {
     a->cur_frame++;
+    a->cur_tag++;
     a->cur_ts = ts_ns;
     a->st.packets++;
     a->st.octets += caplen;
@@ -1177,7 +833,11 @@ audit *audit_new(const audit_opts *o, const audit_out *out)
         a->out = *out;
     a->hsize = 1024;
     a->ht = calloc(a->hsize, sizeof *a->ht);
-    a->budget.cap = a->o.mem_cap;
+    a->sh.budget.cap = a->o.mem_cap;
+    snprintf(a->cap_desc, sizeof a->cap_desc, "--mem-cap %zu MiB", a->o.mem_cap >> 20);
+    a->sh.cap_desc = a->cap_desc;
+    a->sh.user = a;
+    a->sh.global_note = on_shared_note;
     a->frag = ipfrag_new(4u << 20, 4096, 30ull * 1000000000ull);
     if (!a->ht || !a->frag) {
         audit_free(a);
@@ -1195,6 +855,7 @@ void audit_begin_file(audit *a, const char *name, int linktype)
     a->files = nf;
     a->files[a->nfiles].name = xstrdup(name);
     a->files[a->nfiles].linktype = linktype;
+    a->files[a->nfiles].base = a->cur_tag;
     a->cur_file = a->nfiles++;
     a->cur_frame = 0;
     a->linktype = linktype;
@@ -1214,8 +875,8 @@ void audit_finish(audit *a)
         conn_close(a, a->lhead, "capture ended");
     const ipfrag_stats *fs = ipfrag_get_stats(a->frag);
     a->st.frag_dropped += fs->dropped;
-    a->st.ooo_peak = a->budget.peak;
-    a->st.early_holes = a->budget.early_holes;
+    a->st.ooo_peak = a->sh.budget.peak;
+    a->st.early_holes = a->sh.budget.early_holes;
 }
 
 const audit_stats *audit_get_stats(const audit *a) { return &a->st; }

@@ -44,9 +44,11 @@ $(addprefix $(B)/fuzz/,$(FUZZ_LIB_TARGETS)): $(B)/fuzz/%: tests/fuzz/%.c $(LIB_S
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SAN) $< $(LIB_SRCS) -o $@
 
-$(B)/fuzz/fuzz_pcap: tests/fuzz/fuzz_pcap.c $(LIB_SRCS) $(LIB_HDRS) $(AUDIT_SRCS) $(AUDIT_HDRS) tests/fuzz/fuzz.mk
+$(B)/fuzz/fuzz_pcap: tests/fuzz/fuzz_pcap.c $(LIB_SRCS) $(LIB_HDRS) $(CAP_SRCS) $(CAP_HDRS) $(AUDIT_SRCS) $(AUDIT_HDRS) \
+                     tests/fuzz/fuzz.mk
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -Iconformance/audit $(EXT_CFLAGS) $(FUZZ_SAN) $< $(LIB_SRCS) $(AUDIT_SRCS) -o $@ $(EXT_LIBS)
+	$(CLANG) $(FUZZ_CFLAGS) -Icapture -Iconformance/audit $(EXT_CFLAGS) $(FUZZ_SAN) $< $(LIB_SRCS) $(CAP_SRCS) \
+	    $(AUDIT_SRCS) -o $@ $(EXT_LIBS)
 
 $(B)/fuzz/fuzz_scen: tests/fuzz/fuzz_scen.c injector/inject/scen.c injector/inject/scen.h $(LIB_SRCS) $(LIB_HDRS) \
                      tests/fuzz/fuzz.mk

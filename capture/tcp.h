@@ -1,6 +1,7 @@
 /*
- * TCP reassembly for mpa-audit, one direction of one connection at a time
- * (RFC 9293 3.4 sequence numbers, 3.10.7.4 segment arrival).
+ * TCP reassembly for the capture readers (mpa-audit, the Wireshark
+ * plugin), one direction of one connection at a time (RFC 9293 3.4
+ * sequence numbers, 3.10.7.4 segment arrival).
  *
  * It turns captured segments, in capture order, into the ordered octet
  * stream the receiver saw, and says where the capture fell short:
@@ -18,8 +19,8 @@
  *    expected one, so the 2^32 wrap is no event; a segment more than
  *    TCP_WINDOW_MAX away from it is out of window and ignored (counted).
  */
-#ifndef AUDIT_TCP_H
-#define AUDIT_TCP_H
+#ifndef CAPTURE_TCP_H
+#define CAPTURE_TCP_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * Packet parsing for mpa-audit: link layer -> IPv4/IPv6 -> TCP.
+ * Packet parsing for the capture readers: link layer -> IPv4/IPv6 -> TCP.
  *
  * Link types (pcap LINKTYPE_ values): ETHERNET (1), NULL (0, BSD
  * loopback: 4-octet address family in host order of the writer, either
@@ -20,8 +20,8 @@
  * and payload; ipfrag.h reassembles them, and pkt_parse_l4() (or
  * pkt_parse_l4_cut()) parses the reassembled datagram.
  */
-#ifndef AUDIT_PKT_H
-#define AUDIT_PKT_H
+#ifndef CAPTURE_PKT_H
+#define CAPTURE_PKT_H
 
 #include <stddef.h>
 #include <stdint.h>

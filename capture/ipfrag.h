@@ -1,5 +1,5 @@
 /*
- * IP fragment reassembly for mpa-audit: IPv4 (RFC 791) and IPv6
+ * IP fragment reassembly for the capture readers: IPv4 (RFC 791) and IPv6
  * (RFC 8200 4.5), with bounded memory.
  *
  * Fragments come from pkt_parse() (status PKT_FRAGMENT).  A datagram is
@@ -34,8 +34,8 @@
  *
  * Not thread-safe; one ipfrag per capture.  All of it is libc only.
  */
-#ifndef AUDIT_IPFRAG_H
-#define AUDIT_IPFRAG_H
+#ifndef CAPTURE_IPFRAG_H
+#define CAPTURE_IPFRAG_H
 
 #include <stddef.h>
 #include <stdint.h>
