@@ -25,7 +25,7 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
 TOOLS     := $(B)/mpa-decode $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids $(B)/mpa-replay
 
-.PHONY: all lib test unit audit-unit audit-golden golden-audit audit-live fuzz-smoke fuzz bench clean deps demo
+.PHONY: all lib test unit capture-unit audit-golden golden-audit audit-live fuzz-smoke fuzz bench clean deps demo
 all: lib $(TOOLS) plugin $(B)/mpa-inject $(B)/mpa-peer $(B)/mpa-conform
 lib: $(B)/libmpa.a $(B)/libmpa.so
 
@@ -71,7 +71,7 @@ include tests/fuzz/fuzz.mk
 # make fuzz: tshark with the plugin on mutated captures, then libFuzzer.
 fuzz: plugin-fuzz
 
-test: unit audit-unit golden-check audit-golden audit-live audit-robust plugin-golden plugin-robust peer-test utcp-test inject-test raw-test conform-test siw-golden dut-siw fuzz-smoke
+test: unit capture-unit golden-check audit-golden audit-live audit-robust plugin-golden plugin-robust peer-test utcp-test inject-test raw-test conform-test siw-golden dut-siw fuzz-smoke
 	@echo "make test: all suites passed"
 
 bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B)/mpa-peer $(B)/mpa-conform

@@ -202,9 +202,9 @@ static void start_engine(mc_conn *c)
         ignore(c);
         return;
     }
+    c->midstream = cfg.midstream;
     if (c->h.starting)
         c->h.starting(c->h.user);
-    c->midstream = cfg.midstream;
     for (int dir = 0; dir < 2; dir++)
         c->tcp[dir].no_recent = 0; /* retransmissions are judged from here on */
     mpa_stream_init(c->ms, &cfg, c->h.event, c->h.user);

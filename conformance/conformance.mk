@@ -1,11 +1,11 @@
 # mpa-audit and the capture generator (included by the root Makefile; uses
 # B, CC, CSTD, WARN, CFLAGS, TESTCFLAGS, LIB_HDRS from it).
 #
-#   conformance/audit/*.c   the auditor's modules (packet parsing, IP and
-#                           TCP reassembly, connections, reports); no main()
-#   conformance/mpa-audit.c the program
-#   conformance/gen/*.c     mpa-capgen, the reference-capture generator
-#   tests/audit/test_*.c    unit tests of the modules, under ASan+UBSan
+#   build/libaudit.a        conformance/audit/*.c: the connection table and
+#                           findings over the capture layer (capture/), and
+#                           the reports (text, JSON, JSON Lines); no main()
+#   build/mpa-audit         conformance/mpa-audit.c, the program
+#   build/mpa-capgen        conformance/gen/*.c, the reference-capture generator
 #
 # External parts come from Debian packages (scripts/deps.sh): libpcap-dev,
 # libcjson-dev.
@@ -20,40 +20,21 @@ EXT_LIBS    := $(PCAP_LIBS) $(CJSON_LIBS)
 AUDIT_SRCS := $(sort $(wildcard conformance/audit/*.c))
 AUDIT_HDRS := $(wildcard conformance/audit/*.h)
 AUDIT_OBJS := $(patsubst conformance/audit/%.c,$(B)/audit/%.o,$(AUDIT_SRCS))
-AUDIT_ASAN_OBJS := $(patsubst conformance/audit/%.c,$(B)/audit-asan/%.o,$(AUDIT_SRCS))
-AUDIT_TEST_SRCS := $(sort $(wildcard tests/audit/test_*.c))
-AUDIT_TEST_BINS := $(patsubst tests/audit/%.c,$(B)/test/audit_%,$(AUDIT_TEST_SRCS))
 GEN_SRCS := $(sort $(wildcard conformance/gen/*.c))
 GEN_HDRS := $(wildcard conformance/gen/*.h)
 
 AUDIT_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Icapture -Iconformance/audit $(EXT_CFLAGS)
-AUDIT_TESTCFLAGS := $(TESTCFLAGS) -Icapture -Iconformance/audit $(EXT_CFLAGS)
 
 $(B)/audit/%.o: conformance/audit/%.c $(AUDIT_HDRS) $(CAP_HDRS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(AUDIT_CFLAGS) -c $< -o $@
 
-$(B)/audit-asan/%.o: conformance/audit/%.c $(AUDIT_HDRS) $(CAP_HDRS) $(LIB_HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(AUDIT_TESTCFLAGS) -c $< -o $@
-
 $(B)/libaudit.a: $(AUDIT_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/libaudit-asan.a: $(AUDIT_ASAN_OBJS)
-	@rm -f $@
-	ar rcs $@ $^
-
-$(B)/test/audit_%: tests/audit/%.c tests/t.h $(AUDIT_HDRS) $(CAP_HDRS) $(B)/libaudit-asan.a $(B)/libmpacap-asan.a $(B)/libmpa-asan.a
-	@mkdir -p $(dir $@)
-	$(CC) $(AUDIT_TESTCFLAGS) $< -o $@ $(B)/libaudit-asan.a $(B)/libmpacap-asan.a $(B)/libmpa-asan.a $(EXT_LIBS)
-
 $(B)/mpa-capgen: $(GEN_SRCS) $(GEN_HDRS) tests/scen.h tests/scenarios.h $(B)/libmpa.a
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests -Iconformance/gen $(GEN_SRCS) -o $@ $(B)/libmpa.a
-
-audit-unit: $(AUDIT_TEST_BINS)
-	@scripts/run-tests.sh $(AUDIT_TEST_BINS)
 
 $(B)/mpa-audit: conformance/mpa-audit.c $(AUDIT_HDRS) $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpa.a
 	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpa.a $(EXT_LIBS)

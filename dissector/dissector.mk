@@ -5,8 +5,9 @@
 #   make plugin     build/dissector/iwmpa.so
 #   make install    into Wireshark's global plugin folder (root)
 #
-# The plugin links libmpa and the auditor's TCP reassembler statically,
-# so it depends on nothing but Wireshark's own libraries.
+# The plugin links libmpa and the capture layer (capture/: TCP reassembly
+# and the MPA-connection layer it shares with mpa-audit) statically, so it
+# depends on nothing but Wireshark's own libraries.
 
 WS_CFLAGS    := $(shell pkg-config --cflags wireshark 2>/dev/null)
 WS_LIBS      := $(shell pkg-config --libs wireshark 2>/dev/null)
@@ -14,21 +15,20 @@ WS_PLUGINDIR := $(shell pkg-config --variable=plugindir wireshark 2>/dev/null)
 IWMPA_VERSION := 0.1.0
 
 DISS_SRCS := dissector/plugin.c dissector/packet-iwmpa.c dissector/iwmpa-track.c
-DISS_OBJS := $(patsubst dissector/%.c,$(B)/dissector/%.o,$(DISS_SRCS)) $(B)/dissector/tcp.o
+DISS_OBJS := $(patsubst dissector/%.c,$(B)/dissector/%.o,$(DISS_SRCS))
 DISS_CFLAGS := -std=gnu11 $(WARN) -O2 -g -fPIC -fvisibility=hidden -DIWMPA_VERSION='"$(IWMPA_VERSION)"' \
                $(WS_CFLAGS) -Iinclude -Icapture -Idissector
 
-$(B)/dissector/%.o: dissector/%.c dissector/iwmpa.h $(LIB_HDRS)
+$(B)/dissector/%.o: dissector/%.c dissector/iwmpa.h $(CAP_HDRS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	@[ -n "$(WS_PLUGINDIR)" ] || { echo "plugin: wireshark-dev not found (scripts/deps.sh installs it)"; exit 1; }
 	$(CC) $(DISS_CFLAGS) -c $< -o $@
 
-$(B)/dissector/tcp.o: capture/tcp.c capture/tcp.h
-	@mkdir -p $(dir $@)
-	$(CC) $(DISS_CFLAGS) -c $< -o $@
-
-$(B)/dissector/iwmpa.so: $(DISS_OBJS) $(LIB_OBJS)
-	$(CC) -shared -fvisibility=hidden -o $@ $^ $(WS_LIBS)
+# Only Wireshark's plugin entry points are exported (dissector/plugin.map):
+# libmpa and the capture layer are linked in whole but stay private.
+$(B)/dissector/iwmpa.so: $(DISS_OBJS) $(B)/libmpacap.a $(B)/libmpa.a dissector/plugin.map
+	$(CC) -shared -Wl,--version-script=dissector/plugin.map -o $@ $(DISS_OBJS) $(B)/libmpacap.a $(B)/libmpa.a \
+	    $(WS_LIBS)
 
 .PHONY: plugin install
 plugin: $(B)/dissector/iwmpa.so

@@ -2,12 +2,13 @@
  * The first pass of the iWARP MPA plugin (iwmpa.h): TCP connections in
  * capture order -> libmpa's stream engine -> what each frame holds.
  *
- * MPA has no port (RFC 5044 7.1): a connection is taken for MPA when the
- * first octets of either direction are an MPA key ("MPA "), on a port
- * named in the preferences, or when Decode As gave it to iwmpa; the
- * same rule as mpa-audit's.  TCP is reassembled by mpa-audit's own
- * reassembler (conformance/audit/tcp.c), so the plugin and the auditor
- * see the same octets in the same order, holes included.
+ * Each TCP connection (tcp.stream) goes through the capture layer's
+ * MPA-connection layer (capture/mpaconn.h), the very one under mpa-audit:
+ * the same reassembly, the same decision whether it speaks MPA (an MPA
+ * key first, a port named in the preferences, or Decode As), the same
+ * holding and feeding of the engine and the same capture notes, so the
+ * plugin and the auditor see the same octets in the same order and say
+ * the same things.
  *
  * The engine calls back with events while a segment is fed; each event
  * becomes an item of the frame being followed.  An item whose octets all
@@ -20,45 +21,21 @@
 #include <string.h>
 
 #include "mpa/describe.h"
-#include "tcp.h"
+#include "mpaconn.h"
 
 #define HIST 81920u          /* > the largest FPDU on the wire (66060 octets) */
-#define UNDECIDED_MAX 65536u /* octets held before MPA is decided */
-#define PENDING_MAX (4u << 20)
-
-enum { ST_UNDECIDED = 0, ST_MPA, ST_IGNORED };
-enum { Q_DATA = 0, Q_GAP, Q_END };
-enum { V_NONE = 0, V_MPA, V_OTHER, V_LOST };
-
-typedef struct qitem {
-    struct qitem *next;
-    uint8_t kind, flag;
-    uint64_t seq, len;
-    uint32_t used;
-    uint8_t data[];
-} qitem;
 
 typedef struct conn {
     iw_conv *conv;              /* file scope: frames point at it */
     address client;             /* the client's address (dir 0) */
     uint16_t client_port;
-    int state, listed, forced;
-    int syn_seen;
-    uint32_t client_isn;
-    uint16_t mss[2];
-    tcp_dir tcp[2];
-    tcp_sink sink;
-    mpa_stream *ms;
-    uint8_t first[2][4], nfirst[2], verdict[2];
-    qitem *qh[2], *qt[2];
-    uint64_t qbytes[2], qseq;
+    int forced;
+    mc_conn *mc;                /* NULL once the connection is over */
     /* the last HIST delivered octets of each direction, for items that
      * span segments */
     uint8_t *hist[2];
     uint64_t hist_end[2];       /* stream offset after the last kept octet */
     uint64_t hole_end[2];       /* octets before this are not all in hist */
-    int ended;
-    int cut_done;               /* MPA-CAP-TRUNCATED said */
     int announced;              /* the caller was told it is MPA */
 } conn;
 
@@ -76,7 +53,7 @@ typedef struct cur {
 
 static GHashTable *g_conns; /* tcp.stream -> conn */
 static cur g_cur;
-static tcp_budget g_budget;
+static mc_shared g_sh;      /* memory shared by all connections */
 
 /* ---- items and findings ----------------------------------------------- */
 
@@ -207,148 +184,7 @@ static void on_event(void *user, const mpa_event *ev)
     }
 }
 
-/* ---- the engine, fed in order ---------------------------------------- */
-
-static void q_push(conn *c, int dir, int kind, int flag, const uint8_t *p, uint64_t len)
-{
-    size_t extra = kind == Q_DATA ? (size_t)len : 0;
-    if (kind == Q_DATA && c->qbytes[dir] + len > (c->state == ST_UNDECIDED ? UNDECIDED_MAX : PENDING_MAX)) {
-        /* Too much to hold for a direction that waits: a hole. */
-        kind = Q_GAP;
-        extra = 0;
-    }
-    qitem *q = g_malloc(sizeof *q + extra);
-    q->next = NULL;
-    q->kind = (uint8_t)kind;
-    q->flag = (uint8_t)flag;
-    q->seq = c->qseq++;
-    q->len = len;
-    q->used = 0;
-    if (extra)
-        memcpy(q->data, p, extra);
-    c->qbytes[dir] += extra;
-    if (c->qt[dir])
-        c->qt[dir]->next = q;
-    else
-        c->qh[dir] = q;
-    c->qt[dir] = q;
-}
-
-static void q_pop(conn *c, int dir)
-{
-    qitem *q = c->qh[dir];
-    c->qh[dir] = q->next;
-    if (!c->qh[dir])
-        c->qt[dir] = NULL;
-    if (q->kind == Q_DATA)
-        c->qbytes[dir] -= q->len;
-    g_free(q);
-}
-
-static void q_clear(conn *c)
-{
-    for (int dir = 0; dir < 2; dir++)
-        while (c->qh[dir])
-            q_pop(c, dir);
-}
-
-/* Queued items of both directions in arrival order, skipping a direction
- * the engine holds back (the Initiator's octets before the Reply). */
-static void pump(conn *c)
-{
-    for (;;) {
-        int dir = -1;
-        for (int k = 0; k < 2; k++) {
-            if (!c->qh[k] || mpa_stream_waiting(c->ms, k))
-                continue;
-            if (dir < 0 || c->qh[k]->seq < c->qh[dir]->seq)
-                dir = k;
-        }
-        if (dir < 0)
-            return;
-        qitem *q = c->qh[dir];
-        switch (q->kind) {
-        case Q_DATA: {
-            if (q->flag && q->used == 0)
-                mpa_stream_segment(c->ms, dir);
-            size_t n = mpa_stream_feed(c->ms, dir, q->data + q->used, (size_t)(q->len - q->used));
-            q->used += (uint32_t)n;
-            if (q->used < q->len && (n || mpa_stream_waiting(c->ms, dir)))
-                continue;
-            break;
-        }
-        case Q_GAP:
-            mpa_stream_gap(c->ms, dir, q->len);
-            break;
-        case Q_END:
-            mpa_stream_end(c->ms, dir, q->flag ? MPA_END_RST : MPA_END_FIN);
-            break;
-        }
-        q_pop(c, dir);
-    }
-}
-
-static int on_port_list(const iw_prefs *p, uint16_t port)
-{
-    return p && p->ports && value_is_in_range(p->ports, port);
-}
-
-static void start_engine(conn *c)
-{
-    iw_conv *cv = c->conv;
-    mpa_stream_cfg cfg;
-    memset(&cfg, 0, sizeof cfg);
-    int starts_mpa = 0;
-    for (int dir = 0; dir < 2; dir++) {
-        cfg.isn[dir] = c->tcp[dir].base_seq;
-        cfg.emss[dir] = c->mss[!dir];
-        starts_mpa |= c->verdict[dir] == V_MPA;
-    }
-    if ((c->listed || c->forced) && !c->syn_seen && !starts_mpa) {
-        cfg.midstream = 1;
-        cv->midstream = 1;
-        for (int dir = 0; dir < 2; dir++) {
-            int to_port = on_port_list(g_cur.prefs, cv->port[!dir]) || (c->forced && dir == 0);
-            cfg.markers[dir] = g_cur.prefs ? g_cur.prefs->mid_markers[to_port ? 0 : 1] : 0;
-            cfg.crc[dir] = g_cur.prefs ? g_cur.prefs->mid_crc[to_port ? 0 : 1] : 0;
-        }
-        cfg.initiator = 1;
-    }
-    c->ms = g_malloc(mpa_stream_size());
-    mpa_stream_init(c->ms, &cfg, on_event, c);
-    c->state = ST_MPA;
-    cv->is_mpa = 1;
-}
-
-static void ignore(conn *c)
-{
-    c->state = ST_IGNORED;
-    q_clear(c);
-    for (int dir = 0; dir < 2; dir++) {
-        g_free(c->hist[dir]);
-        c->hist[dir] = NULL;
-    }
-}
-
-static void decide(conn *c)
-{
-    if (c->state != ST_UNDECIDED)
-        return;
-    int mpa = c->verdict[0] == V_MPA || c->verdict[1] == V_MPA;
-    if (!mpa && (c->listed || c->forced) && (c->verdict[0] != V_NONE || c->verdict[1] != V_NONE))
-        mpa = 1;
-    if (mpa) {
-        start_engine(c);
-        pump(c);
-        return;
-    }
-    int settled = (c->verdict[0] == V_OTHER || c->verdict[0] == V_LOST) &&
-                  (c->verdict[1] == V_OTHER || c->verdict[1] == V_LOST);
-    if (settled || c->qbytes[0] + c->qbytes[1] >= UNDECIDED_MAX)
-        ignore(c);
-}
-
-/* ---- the TCP sink ----------------------------------------------------- */
+/* ---- what the capture layer tells ------------------------------------- */
 
 static void hist_put(conn *c, int dir, uint64_t off, const uint8_t *p, uint32_t len)
 {
@@ -364,49 +200,18 @@ static void hist_put(conn *c, int dir, uint64_t off, const uint8_t *p, uint32_t 
     c->hist_end[dir] = off + len;
 }
 
-static void t_data(void *user, int dir, uint64_t off, const uint8_t *p, uint32_t len, int seg_start, uint64_t frame)
+static void on_data(void *user, int dir, uint64_t off, const uint8_t *p, uint32_t len, uint64_t frame)
 {
-    conn *c = user;
     (void)frame;
-    if (c->state == ST_IGNORED)
-        return;
-    hist_put(c, dir, off, p, len);
-    if (c->state == ST_MPA) {
-        if (!c->qh[dir]) {
-            if (seg_start)
-                mpa_stream_segment(c->ms, dir);
-            size_t n = mpa_stream_feed(c->ms, dir, p, len);
-            if (n < len)
-                q_push(c, dir, Q_DATA, 0, p + n, len - n);
-        } else {
-            q_push(c, dir, Q_DATA, seg_start, p, len);
-        }
-        if (c->qh[0] || c->qh[1])
-            pump(c);
-        return;
-    }
-    if (c->verdict[dir] == V_NONE) {
-        if (off > c->nfirst[dir])
-            c->verdict[dir] = V_LOST;
-        while (c->verdict[dir] == V_NONE && c->nfirst[dir] < 4 && c->nfirst[dir] < off + len) {
-            c->first[dir][c->nfirst[dir]] = p[c->nfirst[dir] - off];
-            c->nfirst[dir]++;
-        }
-        if (c->verdict[dir] == V_NONE && c->nfirst[dir] == 4)
-            c->verdict[dir] = memcmp(c->first[dir], "MPA ", 4) == 0 ? V_MPA : V_OTHER;
-    }
-    q_push(c, dir, Q_DATA, seg_start, p, len);
-    decide(c);
+    hist_put(user, dir, off, p, len);
 }
 
-static void t_gap(void *user, int dir, uint64_t off, uint64_t len, uint64_t frame)
+static void on_gap(void *user, int dir, uint64_t off, uint64_t len, uint64_t frame)
 {
     conn *c = user;
     (void)frame;
-    if (c->state == ST_IGNORED)
-        return;
     c->hole_end[dir] = off + len;
-    if (c->state == ST_MPA) {
+    if (mc_get_state(c->mc) == MC_MPA) {
         iw_item it;
         memset(&it, 0, sizeof it);
         it.kind = IW_HOLE;
@@ -416,90 +221,76 @@ static void t_gap(void *user, int dir, uint64_t off, uint64_t len, uint64_t fram
         it.in_frame = -1;
         g_array_append_val(g_cur.items, it);
     }
-    if (c->state == ST_UNDECIDED) {
-        if (c->verdict[dir] == V_NONE)
-            c->verdict[dir] = V_LOST;
-        q_push(c, dir, Q_GAP, 0, NULL, len);
-        decide(c);
-        return;
-    }
-    if (!c->qh[dir])
-        mpa_stream_gap(c->ms, dir, len);
-    else
-        q_push(c, dir, Q_GAP, 0, NULL, len);
-    pump(c);
 }
 
-static void t_end(void *user, int dir, int rst, uint64_t frame)
-{
-    conn *c = user;
-    (void)frame;
-    if (c->state == ST_IGNORED)
-        return;
-    if (c->state == ST_UNDECIDED) {
-        if (c->verdict[dir] == V_NONE)
-            c->verdict[dir] = V_LOST;
-        q_push(c, dir, Q_END, rst, NULL, 0);
-        decide(c);
-        return;
-    }
-    if (!c->qh[dir])
-        mpa_stream_end(c->ms, dir, rst ? MPA_END_RST : MPA_END_FIN);
-    else
-        q_push(c, dir, Q_END, rst, NULL, 0);
-    pump(c);
-}
-
-/* What the capture could not show, as mpa-audit says it (MPA-CAP-*). */
+/* A finding of the capture layer (MPA-CAP-*), as mpa-audit says it. */
 static void cap_finding(mpa_finding_id id, int dir, uint64_t off, const char *msg)
 {
     iw_finding f;
     f.id = id;
-    f.dir = (uint8_t)dir;
+    f.dir = (uint8_t)(dir < 0 ? 0 : dir);
     f.off = off;
     f.msg = wmem_strdup(wmem_file_scope(), msg);
     g_array_append_val(g_cur.findings, f);
 }
 
-static void t_note(void *user, int dir, tcp_note what, uint64_t off, uint64_t len, uint64_t frame)
+static void on_note(void *user, mpa_finding_id id, int dir, uint64_t off, uint64_t frame, const char *msg)
+{
+    (void)user;
+    (void)frame;
+    cap_finding(id, dir, off, msg);
+}
+
+/* The memory all connections share ran out: said on the frame where it
+ * happened. */
+static void on_shared_note(void *user, mpa_finding_id id, const char *msg)
+{
+    (void)user;
+    if (g_cur.findings)
+        cap_finding(id, g_cur.dir, UINT64_MAX, msg);
+}
+
+static void on_starting(void *user)
 {
     conn *c = user;
-    (void)frame;
-    if (c->state != ST_MPA)
-        return;
-    char msg[200];
-    switch (what) {
-    case TCP_NOTE_CONFLICT:
-        snprintf(msg, sizeof msg,
-                 "retransmitted octets at offset %" PRIu64 " (%" PRIu64 " octets checked) differ from the first copy, "
-                 "which is kept",
-                 off, len);
-        cap_finding(MPA_F_CAP_OVERLAP, dir, off, msg);
-        break;
-    case TCP_NOTE_OUT_OF_WINDOW:
-        snprintf(msg, sizeof msg,
-                 "segment of %" PRIu64 " octets outside the window (its sequence number is more than 2^30 from the "
-                 "expected one, or before the start of the stream): ignored",
-                 len);
-        cap_finding(MPA_F_CAP_UNREADABLE, dir, UINT64_MAX, msg);
-        break;
-    case TCP_NOTE_EARLY_HOLE:
-        break;
+    c->conv->is_mpa = 1;
+    c->conv->midstream = mc_midstream(c->mc);
+}
+
+static int on_port_list(const iw_prefs *p, uint16_t port)
+{
+    return p && p->ports && value_is_in_range(p->ports, port);
+}
+
+/* What the preferences (and Decode As) say of a connection. */
+static mc_cfg conn_cfg(const conn *c)
+{
+    const iw_prefs *p = g_cur.prefs;
+    mc_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.listed = c->forced || on_port_list(p, c->conv->port[0]) || on_port_list(p, c->conv->port[1]);
+    /* dir 0 goes to the server's port (the one Decode As names), dir 1 to
+     * the client's. */
+    cfg.to_port[0] = (uint8_t)(on_port_list(p, c->conv->port[1]) || c->forced);
+    cfg.to_port[1] = (uint8_t)on_port_list(p, c->conv->port[0]);
+    for (int i = 0; i < 2; i++) {
+        cfg.mid_markers[i] = p ? p->mid_markers[i] : 0;
+        cfg.mid_crc[i] = p ? p->mid_crc[i] : 0;
     }
+    return cfg;
 }
 
 /* ---- connections ------------------------------------------------------ */
 
+/* What it holds goes; what it learnt stays in its iw_conv. */
 static void conn_release(conn *c)
 {
     for (int dir = 0; dir < 2; dir++) {
-        tcp_dir_free(&c->tcp[dir], &g_budget);
         g_free(c->hist[dir]);
         c->hist[dir] = NULL;
     }
-    q_clear(c);
-    g_free(c->ms);
-    c->ms = NULL;
+    mc_free(c->mc);
+    c->mc = NULL;
 }
 
 static void conn_free(gpointer p)
@@ -512,8 +303,10 @@ static void conn_free(gpointer p)
 void iw_track_init(void)
 {
     g_conns = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, conn_free);
-    memset(&g_budget, 0, sizeof g_budget);
-    g_budget.cap = (size_t)256 << 20;
+    memset(&g_sh, 0, sizeof g_sh);
+    g_sh.budget.cap = (size_t)256 << 20;
+    g_sh.cap_desc = "the plugin's 256 MiB";
+    g_sh.global_note = on_shared_note;
 }
 
 void iw_track_cleanup(void)
@@ -523,7 +316,7 @@ void iw_track_cleanup(void)
     g_conns = NULL;
 }
 
-static conn *conn_get(const iw_seg *seg)
+static conn *conn_get(const iw_seg *seg, int forced)
 {
     conn *c = g_hash_table_lookup(g_conns, GUINT_TO_POINTER(seg->stream + 1));
     if (c)
@@ -544,12 +337,10 @@ static conn *conn_get(const iw_seg *seg)
     copy_address_wmem(wmem_file_scope(), &c->conv->addr[1], client_is_src ? seg->dst : seg->src);
     c->conv->port[0] = client_is_src ? seg->sport : seg->dport;
     c->conv->port[1] = client_is_src ? seg->dport : seg->sport;
-    c->sink.user = c;
-    c->sink.data = t_data;
-    c->sink.gap = t_gap;
-    c->sink.end = t_end;
-    c->sink.note = t_note;
-    c->listed = on_port_list(g_cur.prefs, seg->sport) || on_port_list(g_cur.prefs, seg->dport);
+    c->forced = forced;
+    mc_cfg cfg = conn_cfg(c);
+    mc_hooks h = {c, on_event, on_note, on_data, on_gap, NULL, on_starting};
+    c->mc = mc_new(&cfg, &h, &g_sh);
     g_hash_table_insert(g_conns, GUINT_TO_POINTER(seg->stream + 1), c);
     return c;
 }
@@ -608,16 +399,17 @@ iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, in
     if (!g_conns)
         iw_track_init();
     g_cur.prefs = settings;
-    conn *c = conn_get(seg);
-    if (forced)
+    conn *c = conn_get(seg, forced);
+    if (!c->mc)
+        return NULL; /* over, or out of memory */
+    if (forced && !c->forced) {
+        /* Decode As came later than the connection's start. */
         c->forced = 1;
-    if (c->state == ST_IGNORED && !c->forced)
-        return NULL;
-    if (c->state == ST_IGNORED && c->forced) {
-        /* Decode As came late: take it from here, mid-stream. */
-        c->state = ST_UNDECIDED;
-        c->verdict[0] = c->verdict[1] = V_LOST;
+        mc_cfg cfg = conn_cfg(c);
+        mc_force(c->mc, &cfg);
     }
+    if (mc_get_state(c->mc) == MC_IGNORED)
+        return NULL;
     int dir = addresses_equal(seg->src, &c->client) && seg->sport == c->client_port ? 0 : 1;
     if (!g_cur.items) {
         g_cur.items = g_array_new(FALSE, FALSE, sizeof(iw_item));
@@ -630,58 +422,38 @@ iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, in
     g_cur.dir = dir;
     g_cur.have_seg = 0;
 
-    uint32_t seq = seg->seq;
-    if (seg->syn) {
-        if (seg->mss)
-            c->mss[dir] = seg->mss;
-        if (!seg->ack_flag) {
-            c->syn_seen = 1;
-            c->client_isn = seg->seq;
-        }
-        if (!c->tcp[dir].have_base)
-            tcp_dir_start(&c->tcp[dir], seg->seq + 1);
-        seq = seg->seq + 1;
+    const uint8_t *p = seg->payload_len ? tvb_get_ptr(seg->tvb, seg->payload_off, seg->payload_len) : NULL;
+    mc_seg ms = {
+        .dir = dir,
+        .seq = seg->seq,
+        .ack = seg->ack,
+        .syn = (uint8_t)(seg->syn != 0),
+        .ack_flag = (uint8_t)(seg->ack_flag != 0),
+        .fin = (uint8_t)(seg->fin != 0),
+        .rst = (uint8_t)(seg->rst != 0),
+        .mss = seg->mss,
+        .payload = p,
+        .len = seg->payload_len,
+        .wire = seg->payload_wire,
+        .frame = num,
+    };
+    uint64_t off;
+    if ((seg->payload_len || seg->payload_wire || seg->fin) && mc_payload_offset(c->mc, &ms, &off)) {
+        g_cur.seg_off = off;
+        g_cur.seg_len = seg->payload_len;
+        g_cur.have_seg = 1;
     }
-    if (seg->ack_flag && c->tcp[!dir].have_base)
-        tcp_dir_acked(&c->tcp[!dir], !dir, seg->ack, num, &c->sink, &g_budget);
-    uint32_t wire = seg->payload_wire > seg->payload_len ? seg->payload_wire : seg->payload_len;
-    if (wire || seg->fin) {
-        if (!c->tcp[dir].have_base)
-            tcp_dir_start(&c->tcp[dir], seq);
-        uint64_t off;
-        if (tcp_dir_offset(&c->tcp[dir], seq, &off)) {
-            g_cur.seg_off = off;
-            g_cur.seg_len = seg->payload_len;
-            g_cur.have_seg = 1;
-        }
-        if (wire > seg->payload_len && c->state == ST_MPA && !c->cut_done) {
-            c->cut_done = 1;
-            char msg[160];
-            snprintf(msg, sizeof msg,
-                     "packet cut by the snap length: %u of %u payload octets captured (later cut packets of this "
-                     "connection are not reported again)",
-                     seg->payload_len, wire);
-            cap_finding(MPA_F_CAP_TRUNCATED, dir, UINT64_MAX, msg);
-        }
-        const uint8_t *p = seg->payload_len ? tvb_get_ptr(seg->tvb, seg->payload_off, seg->payload_len) : NULL;
-        tcp_dir_segment(&c->tcp[dir], dir, seq, p, seg->payload_len, wire, seg->fin, num, &c->sink, &g_budget);
-    }
-    if (seg->rst && c->tcp[dir].have_base)
-        tcp_dir_rst(&c->tcp[dir], dir, num, &c->sink, &g_budget);
-    if (c->state == ST_MPA && !c->announced) {
+    mc_segment(c->mc, &ms);
+    int over = mc_over(c->mc);
+    if (over)
+        mc_close(c->mc, num); /* what is left incomplete is said on this frame */
+    mc_state st = mc_get_state(c->mc);
+    if (st == MC_MPA && !c->announced) {
         c->announced = 1;
         *became_mpa = 1;
     }
-    if (c->state == ST_IGNORED) {
-        for (int side = 0; side < 2; side++)
-            tcp_dir_free(&c->tcp[side], &g_budget);
-    }
-    iw_frame *fr = c->state == ST_MPA || g_cur.items->len ? finish_frame(c, seg, dir) : NULL;
-    if ((seg->rst || (c->tcp[0].ended && c->tcp[1].ended)) && c->state != ST_UNDECIDED && !c->ended) {
-        /* Over: what it holds goes; what it learnt stays in its iw_conv. */
-        c->ended = 1;
+    iw_frame *fr = st == MC_MPA || g_cur.items->len ? finish_frame(c, seg, dir) : NULL;
+    if (over || st == MC_IGNORED)
         conn_release(c);
-        c->state = ST_IGNORED;
-    }
     return fr;
 }

@@ -2,9 +2,9 @@
  * The iWARP MPA plugin's two halves (see packet-iwmpa.c for the why):
  *
  *  - track (iwmpa-track.c): runs once per frame, in capture order, on the
- *    first pass.  It follows each TCP connection (tcp.stream) with the
- *    auditor's reassembler (conformance/audit/tcp.c) and libmpa's stream
- *    engine, and keeps, per frame, what happened in it: startup frames,
+ *    first pass.  It follows each TCP connection (tcp.stream) through the
+ *    capture layer's MPA-connection layer (capture/mpaconn.h, shared with
+ *    mpa-audit) and keeps, per frame, what happened in it: startup frames,
  *    FPDUs, data that is not MPA, mode changes, findings.  Nothing here
  *    builds a tree.
  *  - render (packet-iwmpa.c): builds the tree and the columns of a frame
