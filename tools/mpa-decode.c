@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "mpa/describe.h"
+#include "mpa/feed.h"
 #include "mpa/stream.h"
 
 typedef struct seg {
@@ -265,47 +266,29 @@ int main(int argc, char **argv)
         return 2;
     }
     mpa_stream_init(st, &cfg, on_event, &c);
-    /* Octets a direction cannot take yet wait in per-direction queues. */
-    size_t *pend[2];
-    size_t np[2] = {0, 0}, head[2] = {0, 0}, used[2] = {0, 0};
-    pend[0] = malloc((nseg + 1) * sizeof(size_t));
-    pend[1] = malloc((nseg + 1) * sizeof(size_t));
-    for (size_t k = 0; k <= nseg; k++) {
-        for (int round = 0; round < 2; round++)
-            for (int dir = 0; dir < 2; dir++)
-                while (head[dir] < np[dir]) {
-                    seg_t *s = &segs[pend[dir][head[dir]]];
-                    size_t left = s->len - used[dir];
-                    size_t piece = split && split < left ? split : left;
-                    size_t n = mpa_stream_feed(st, dir, buf + s->off + used[dir], piece);
-                    used[dir] += n;
-                    if (used[dir] == s->len) {
-                        used[dir] = 0;
-                        head[dir]++;
-                    } else if (n < piece) {
-                        break;
-                    }
-                }
-        if (k == nseg)
-            break;
-        seg_t *s = &segs[k];
+    /* Octets a direction cannot take yet are held by the feeder and fed
+     * again in arrival order. */
+    mpa_feeder *fd = mpa_feeder_new(NULL);
+    if (!fd) {
+        fprintf(stderr, "mpa-decode: out of memory\n");
+        free(st);
+        return 2;
+    }
+    mpa_feeder_bind(fd, st);
+    for (size_t k = 0; k < nseg; k++) {
+        const seg_t *s = &segs[k];
         if (s->kind) {
-            mpa_stream_end(st, s->dir, s->kind == 2 ? MPA_END_RST : MPA_END_FIN);
+            mpa_feeder_end(fd, s->dir, s->kind == 2 ? MPA_END_RST : MPA_END_FIN);
             continue;
         }
-        if (head[s->dir] == np[s->dir])
-            mpa_stream_segment(st, s->dir);
-        pend[s->dir][np[s->dir]++] = k;
-    }
-    mpa_stream_finish(st);
-    for (int dir = 0; dir < 2; dir++)
-        while (head[dir] < np[dir]) {
-            seg_t *s = &segs[pend[dir][head[dir]]];
-            mpa_stream_feed(st, dir, buf + s->off + used[dir], s->len - used[dir]);
-            used[dir] = 0;
-            head[dir]++;
+        for (size_t at = 0; at < s->len;) {
+            size_t piece = split && split < s->len - at ? split : s->len - at;
+            mpa_feeder_data(fd, s->dir, buf + s->off + at, piece, at == 0);
+            at += piece;
         }
-    mpa_stream_finish(st);
+    }
+    mpa_feeder_finish(fd);
+    mpa_feeder_free(fd);
 
     printf("\nsummary\n");
     for (int dir = 0; dir < 2; dir++) {
@@ -327,8 +310,6 @@ int main(int argc, char **argv)
            c.n_sev[MPA_SEV_WARNING], c.n_sev[MPA_SEV_NOTE]);
     int worst = c.n_sev[MPA_SEV_ERROR] ? 2 : c.n_sev[MPA_SEV_WARNING] ? 1 : c.n_sev[MPA_SEV_NOTE] ? 0 : -1;
     free(st);
-    free(pend[0]);
-    free(pend[1]);
     free(buf);
     free(segs);
     return worst >= fail_on ? 1 : 0;
