@@ -17,35 +17,13 @@
 #include <string.h>
 
 #include "fpdu_rx.h"
+#include "hunt.h"
 #include "mpa/stream.h"
 #include "rd.h"
 
 enum sub { SS_HDR = 0, SS_PD, SS_HOLD };
 
-/* Hunting (MPA_MODE_HUNT).  The ring keeps the last octets seen since the
- * hunt began: a marker's FPDUPTR points back to the start of the FPDU it
- * sits in, and once an FPDU begins after one marker the next marker is
- * less than 512 octets after its start, so 512 + 4 octets of history let
- * a marker hand us an FPDU start we can still read.  Candidates are
- * receive machines started at plausible FPDU starts; the first to prove
- * itself wins. */
-#define HUNT_RING 1024u
-#define HUNT_CANDS 8
-#define HUNT_CHAIN 3 /* FPDUs in a row that must chain when no CRC can prove one */
 #define HUNT_WHY "skipped while resynchronising"
-
-typedef struct hcand {
-    fpdu_rx rx;
-    uint32_t first;     /* sequence number of its first FPDU */
-    uint8_t used;
-    uint8_t chain;      /* FPDUs completed in a row that passed */
-    uint8_t weak;       /* one of them passed by its shape only (no valid CRC) */
-    uint8_t confirm;    /* an FPDU passed by its shape: the next header must be well-formed */
-    uint8_t mid;        /* proved inside an FPDU (weak proof), not at its end */
-    uint8_t mk_bad;     /* a marker disagreed with the lengths */
-    uint8_t n_mk;       /* markers read (saturating) */
-    uint8_t by_marker;  /* started where a marker's FPDUPTR pointed */
-} hcand;
 
 typedef struct dirst {
     uint64_t off;         /* octets consumed */
@@ -78,17 +56,12 @@ typedef struct dirst {
     fpdu_rx rx;
     fpdu_rx sh;
 
-    /* MPA_MODE_HUNT (mpa_stream_gap, mid-stream start) */
-    uint8_t h_markers, h_crc;   /* mpa_tri: what is known of this sender */
-    uint8_t h_mbase_known;      /* h_mbase fixes the marker phase (and FPDU starts mod 4) */
+    /* MPA_MODE_HUNT (mpa_stream_gap, mid-stream start): hunt.h decides */
     uint8_t h_ms_note;          /* the mid-stream start is still to be reported */
     uint8_t pd_lost;            /* private data octets fell in a hole */
     uint32_t pd_valid;          /* private data octets before the first lost one */
-    uint32_t h_mbase;
     uint64_t h_off;             /* first skipped octet not yet reported */
-    uint32_t h_n;               /* octets in the ring since the hunt (re)started */
-    uint8_t h_ring[HUNT_RING];
-    hcand h_c[HUNT_CANDS];
+    hunt h;
 
     /* octets not decoded as MPA, waiting to be reported */
     uint64_t data_len, data_off;
@@ -364,7 +337,7 @@ static void judge_answer_to_improper(S *s, int dir, uint64_t off, const char *wh
 static void negotiate(S *s);
 static void hunt_enter(S *s, int dir, uint8_t markers, uint8_t crc, int mbase_known, uint32_t mbase,
                        const char *why);
-static void hunt_learn(S *s, int dir, uint8_t markers, uint8_t crc);
+static void hunt_told(S *s, int dir, uint8_t markers, uint8_t crc);
 static uint8_t tri(int on);
 static void hunt_report_skipped(S *s, int dir);
 static void pd_complete(S *s, int dir);
@@ -498,7 +471,7 @@ static void frame_done(S *s, int dir)
         hunt_enter(s, dir, MPA_TRI_UNKNOWN, f->c ? MPA_TRI_ON : MPA_TRI_UNKNOWN, 1, seq_of(s, dir, d->off),
                    "the peer's startup frame was lost");
         if (od->mode == MPA_MODE_HUNT)
-            hunt_learn(s, o, tri(f->m), f->c ? MPA_TRI_ON : MPA_TRI_UNKNOWN);
+            hunt_told(s, o, tri(f->m), f->c ? MPA_TRI_ON : MPA_TRI_UNKNOWN);
         return;
     }
     if (od->have_frame && !s->negotiated)
@@ -587,11 +560,11 @@ static void negotiate(S *s)
     if (s->d[i].mode == MPA_MODE_STARTUP)
         enter_fpdu(s, i, p->m, crc, 0, "Reply received");
     else if (s->d[i].mode == MPA_MODE_HUNT)
-        hunt_learn(s, i, tri(p->m), tri(crc));
+        hunt_told(s, i, tri(p->m), tri(crc));
     if (s->d[r].mode == MPA_MODE_STARTUP)
         enter_fpdu(s, r, q->m, crc, 0, "Reply sent");
     else if (s->d[r].mode == MPA_MODE_HUNT)
-        hunt_learn(s, r, tri(q->m), tri(crc));
+        hunt_told(s, r, tri(q->m), tri(crc));
     s->d[i].peek = q->s; /* a 2007-style Initiator sends an RtR frame next */
 }
 
@@ -1020,23 +993,13 @@ static const char *tri_str(uint8_t t)
     return t == MPA_TRI_ON ? "on" : t == MPA_TRI_OFF ? "off" : "unknown";
 }
 
-static void hunt_clear(dirst *d)
-{
-    d->h_n = 0;
-    for (int k = 0; k < HUNT_CANDS; k++)
-        d->h_c[k].used = 0;
-}
-
 /* Start hunting at the current octet of dir.  mbase (when known) fixes
  * the marker phase, or with markers off the FPDU starts modulo 4. */
 static void hunt_enter(S *s, int dir, uint8_t markers, uint8_t crc, int mbase_known, uint32_t mbase,
                        const char *why)
 {
     dirst *d = &s->d[dir];
-    d->h_markers = markers;
-    d->h_crc = crc;
-    d->h_mbase_known = (uint8_t)(mbase_known != 0);
-    d->h_mbase = mbase;
+    hunt_start(&d->h, markers, crc, mbase_known, mbase);
     d->h_off = d->off;
     d->probe = 0;
     d->sh_on = 0;
@@ -1044,7 +1007,6 @@ static void hunt_enter(S *s, int dir, uint8_t markers, uint8_t crc, int mbase_kn
     d->npeek = 0;
     d->markers = markers == MPA_TRI_ON;
     d->crc = crc == MPA_TRI_ON;
-    hunt_clear(d);
     set_mode(s, dir, MPA_MODE_HUNT, why);
 }
 
@@ -1058,313 +1020,57 @@ static void hunt_report_skipped(S *s, int dir)
 }
 
 /* A startup frame told what a hunting direction does (MPA_TRI_UNKNOWN:
- * still not known); candidates that contradict it go. */
-static void hunt_learn(S *s, int dir, uint8_t markers, uint8_t crc)
+ * still not known). */
+static void hunt_told(S *s, int dir, uint8_t markers, uint8_t crc)
 {
     dirst *d = &s->d[dir];
-    if (markers != MPA_TRI_UNKNOWN)
-        d->h_markers = markers;
-    if (crc != MPA_TRI_UNKNOWN)
-        d->h_crc = crc;
-    d->markers = d->h_markers == MPA_TRI_ON;
-    d->crc = d->h_crc == MPA_TRI_ON;
-    for (int k = 0; k < HUNT_CANDS; k++) {
-        hcand *c = &d->h_c[k];
-        if (!c->used)
-            continue;
-        if ((d->h_markers != MPA_TRI_UNKNOWN && c->rx.markers != d->markers) ||
-            (d->h_crc == MPA_TRI_ON && c->chain) || (d->h_crc == MPA_TRI_OFF && c->rx.crc_on))
-            c->used = 0;
-    }
+    hunt_learn(&d->h, markers, crc);
+    d->markers = d->h.markers == MPA_TRI_ON;
+    d->crc = d->h.crc == MPA_TRI_ON;
 }
 
 static uint8_t tri(int on) { return on ? MPA_TRI_ON : MPA_TRI_OFF; }
 
-/* DDP and RDMAP control octets that a well-formed iWARP FPDU starts
- * with (RFC 5041 4.1, RFC 5040 4.1-4.2, RFC 7306): DV 1, RV 1, reserved
- * bits zero, a defined opcode with its T bit, and room for its header.
- * b: ULPDU_Length (2 octets), DDP control, RDMAP control. */
-static int hunt_plausible(const uint8_t *b)
-{
-    unsigned len = (unsigned)b[0] << 8 | b[1], c0 = b[2], c1 = b[3], op = c1 & 0xFu;
-    if ((c0 & 0x3Fu) != 0x01u || (c1 & 0xF0u) != 0x40u || op > MPA_RDMAP_ATOMIC_RESPONSE)
-        return 0;
-    unsigned tagged = c0 >> 7;
-    if (tagged != (op == MPA_RDMAP_RDMA_WRITE || op == MPA_RDMAP_READ_RESPONSE))
-        return 0;
-    return len >= (tagged ? MPA_DDP_TAGGED_HDR_LEN : MPA_DDP_UNTAGGED_HDR_LEN);
-}
-
-/* With the marker setting unknown, an FPDU proves the framing only if
- * the other setting would have failed on it: a candidate with markers
- * must have read one, one without must have covered more than a marker
- * interval (with markers on, 516 octets in a row always hold one, and a
- * marker read as data breaks the lengths and the CRC). */
-static int hunt_settles_markers(const dirst *d, const hcand *c, uint32_t upto)
-{
-    if (d->h_markers != MPA_TRI_UNKNOWN)
-        return 1;
-    if (c->rx.markers)
-        return c->n_mk > 0;
-    return upto - c->first >= MPA_MARKER_INTERVAL + MPA_MARKER_LEN;
-}
-
-/* The ULPDU_Length and the two control octets of the FPDU being read are
- * in (markers aside). */
-static int hunt_hdr_seen(const fpdu_rx *rx)
-{
-    return rx->phase == RX_CRC || (rx->phase == RX_BODY && rx->nprefix >= 2);
-}
-
-/*
- * Run candidate c over p[0..n).  Returns 1 when it proved itself (*used
- * octets in), -1 when it failed, 0 otherwise.  Proof, strong: an FPDU
- * with a valid CRC (the candidate stops at its end).  Proof, weak (CRC
- * off, or unknown and failing): HUNT_CHAIN FPDUs in a row, each length
- * confirmed by a well-formed DDP/RDMAP header where the next FPDU
- * starts, with markers that agree; the candidate stops once the header
- * after the last of them is in (c->mid: inside that FPDU).
- */
-static int hunt_step(const dirst *d, hcand *c, const uint8_t *p, size_t n, size_t *used)
-{
-    size_t i = 0;
-    while (i < n) {
-        int item;
-        /* Awaiting the next header: octet by octet until it is in. */
-        size_t step = c->confirm ? 1 : n - i;
-        i += rx_run(&c->rx, p + i, step, &item);
-        if (item == RX_MARKER) {
-            if (c->n_mk < 255)
-                c->n_mk++;
-            if (c->rx.mk.len_disagree || c->rx.mk.ptr_bad || c->rx.mk.same_bad)
-                c->mk_bad = 1;
-        } else if (item == RX_FPDU) {
-            if (c->rx.crc_on && c->rx.f.crc_wire == c->rx.f.crc_calc && d->h_crc != MPA_TRI_OFF &&
-                hunt_settles_markers(d, c, c->rx.pos)) {
-                c->weak = 0;
-                c->mid = 0;
-                *used = i;
-                return 1;
-            }
-            if (d->h_crc == MPA_TRI_ON || c->mk_bad)
-                return -1;
-            c->weak = 1;
-            c->confirm = 1;
-        }
-        if (c->confirm && hunt_hdr_seen(&c->rx)) {
-            c->confirm = 0;
-            uint8_t b[4] = {c->rx.lenb[0], c->rx.lenb[1], c->rx.prefix[0], c->rx.prefix[1]};
-            if (!hunt_plausible(b))
-                return -1;
-            if (c->chain < 255)
-                c->chain++;
-            if (c->chain >= HUNT_CHAIN && hunt_settles_markers(d, c, c->rx.start)) {
-                c->mid = 1;
-                *used = i;
-                return 1;
-            }
-        }
-    }
-    *used = i;
-    return 0;
-}
-
-/* Every candidate over p[0..n); returns the one that proves itself
- * first (lowest slot on a tie), or -1. */
-static int hunt_advance(S *s, int dir, const uint8_t *p, size_t n, size_t *at)
+/* The hunt found where FPDUs begin: decode from there on. */
+static void hunt_resume(S *s, int dir, const hunt_found *hf)
 {
     dirst *d = &s->d[dir];
-    int win = -1;
-    size_t best = 0;
-    for (int k = 0; k < HUNT_CANDS; k++) {
-        hcand *c = &d->h_c[k];
-        if (!c->used)
-            continue;
-        size_t u = 0;
-        int r = hunt_step(d, c, p, n, &u);
-        if (r < 0)
-            c->used = 0;
-        else if (r > 0 && (win < 0 || u < best)) {
-            win = k;
-            best = u;
-        }
-    }
-    *at = best;
-    return win;
-}
-
-static uint8_t ring_at(const dirst *d, uint64_t off) { return d->h_ring[off & (HUNT_RING - 1)]; }
-
-/* A candidate from start_off (still in the ring) to last_off, the octet
- * just read.  Keeps the better candidates when all slots are taken:
- * those that chained further, then those nearer the end of their FPDU
- * (a real FPDU is usually far shorter than a random length). */
-static void hunt_spawn(S *s, int dir, uint64_t start_off, uint64_t last_off, int markers, uint32_t mbase,
-                       int by_marker)
-{
-    dirst *d = &s->d[dir];
-    uint32_t first = seq_of(s, dir, start_off);
-    for (int k = 0; k < HUNT_CANDS; k++) {
-        const hcand *c = &d->h_c[k];
-        if (c->used && c->first == first && c->rx.markers == markers &&
-            (!markers || ((c->rx.mbase - mbase) & (MPA_MARKER_INTERVAL - 1)) == 0))
-            return;
-    }
-    hcand nc;
-    rx_init(&nc.rx, markers, d->h_crc != MPA_TRI_OFF, mbase, first);
-    nc.first = first;
-    nc.used = 1;
-    nc.chain = nc.weak = nc.confirm = nc.mid = nc.mk_bad = nc.n_mk = 0;
-    nc.by_marker = (uint8_t)by_marker;
-    uint8_t tmp[HUNT_RING];
-    size_t n = (size_t)(last_off - start_off + 1);
-    for (size_t i = 0; i < n; i++)
-        tmp[i] = ring_at(d, start_off + i);
-    size_t u;
-    /* An FPDU cannot end inside the replay (a marker's FPDU reaches past
-     * the marker); a candidate that claims to is false. */
-    if (hunt_step(d, &nc, tmp, n, &u) != 0)
-        return;
-    uint32_t need = rx_need(&nc.rx);
-    int slot = -1;
-    for (int k = 0; k < HUNT_CANDS && slot < 0; k++)
-        if (!d->h_c[k].used)
-            slot = k;
-    if (slot < 0) {
-        int worst = 0;
-        uint32_t wneed = rx_need(&d->h_c[0].rx);
-        for (int k = 1; k < HUNT_CANDS; k++) {
-            uint32_t kn = rx_need(&d->h_c[k].rx);
-            if (d->h_c[k].chain < d->h_c[worst].chain ||
-                (d->h_c[k].chain == d->h_c[worst].chain && kn > wneed)) {
-                worst = k;
-                wneed = kn;
-            }
-        }
-        if (d->h_c[worst].chain > 0 || wneed <= need)
-            return;
-        slot = worst;
-    }
-    d->h_c[slot] = nc;
-}
-
-/* Is the word ending at octet off (w) a marker that tells an FPDU start
- * we can still read?  With the phase unknown, a marker-shaped word 512
- * octets earlier must agree with it. */
-static int hunt_marker_at(S *s, int dir, uint64_t off, const uint8_t *w, uint64_t *start, uint32_t *mbase)
-{
-    dirst *d = &s->d[dir];
-    uint64_t m = off - 3;
-    uint32_t mseq = seq_of(s, dir, m);
-    unsigned res = (unsigned)w[0] << 8 | w[1], ptr = (unsigned)w[2] << 8 | w[3];
-    if (ptr & 3u)
-        return 0;
-    if (d->h_mbase_known) {
-        if (((mseq - d->h_mbase) & (MPA_MARKER_INTERVAL - 1)) != 0)
-            return 0;
-        *mbase = d->h_mbase;
-    } else {
-        if (res != 0 || d->h_n < MPA_MARKER_INTERVAL + MPA_MARKER_LEN)
-            return 0;
-        uint64_t pm = m - MPA_MARKER_INTERVAL;
-        unsigned pres = (unsigned)ring_at(d, pm) << 8 | ring_at(d, pm + 1);
-        unsigned pptr = (unsigned)ring_at(d, pm + 2) << 8 | ring_at(d, pm + 3);
-        if (pres != 0 || (pptr & 3u) || !(ptr == pptr + MPA_MARKER_INTERVAL || ptr < MPA_MARKER_INTERVAL))
-            return 0;
-        *mbase = mseq;
-    }
-    if (ptr + MPA_MARKER_LEN > d->h_n)
-        return 0; /* that FPDU began before the hunt: wait for the next one */
-    *start = m - ptr;
-    return 1;
-}
-
-/* Candidate k proved itself at the current octet: decode from here on. */
-static void hunt_lock(S *s, int dir, int k)
-{
-    dirst *d = &s->d[dir];
-    hcand *c = &d->h_c[k];
-    /* Strong proof: at the end of the proving FPDU, which is emitted.
-     * Weak proof: a few octets into the FPDU after the chain, which the
-     * machine goes on to read (the chain itself is reported skipped). */
-    int mid = c->mid;
-    uint64_t fstart = d->off - (uint32_t)(c->rx.pos - (mid ? c->rx.start : c->rx.f.start));
+    uint64_t fstart = hf->fstart;
     uint64_t skipped = fstart - d->h_off;
     if (fstart > d->h_off)
         data_add(s, dir, d->h_off, fstart - d->h_off, HUNT_WHY);
     data_flush(s, dir);
-    d->markers = c->rx.markers;
-    d->crc = !c->weak;
-    d->rx = c->rx;
+    d->markers = hf->rx.markers;
+    d->crc = !hf->weak;
+    d->rx = hf->rx;
     d->rx.crc_on = d->crc;
     d->mode_off = UINT64_MAX; /* no startup rule applies to these FPDUs */
-    d->h_markers = d->markers ? MPA_TRI_ON : MPA_TRI_OFF;
-    d->h_crc = d->crc ? MPA_TRI_ON : MPA_TRI_OFF;
-    d->h_mbase_known = 1;
-    d->h_mbase = d->markers ? c->rx.mbase : (uint32_t)(c->rx.pos - (d->off - fstart));
     d->st.resyncs++;
-    int by_marker = c->by_marker, by_crc = !c->weak;
-    hunt_clear(d);
     finding(s, dir, fstart, MPA_F_CAP_RESYNC,
             "decoding resumes at offset %llu after %llu skipped octets: %s%s (markers %s, CRC %s)",
             (unsigned long long)fstart, (unsigned long long)skipped,
-            by_crc ? "valid CRC" : "FPDUs chained by their lengths and DDP headers",
-            by_marker ? ", found from a marker's FPDUPTR" : "", d->markers ? "on" : "off",
+            hf->weak ? "FPDUs chained by their lengths and DDP headers" : "valid CRC",
+            hf->by_marker ? ", found from a marker's FPDUPTR" : "", d->markers ? "on" : "off",
             d->crc ? "on" : "off");
     set_mode_at(s, dir, fstart, MPA_MODE_FPDU, "resynchronised");
-    if (!mid)
+    /* Strong proof: at the end of the proving FPDU, which is emitted.
+     * Weak proof: a few octets into the FPDU after the chain, which the
+     * machine goes on to read (the chain itself is reported skipped). */
+    if (!hf->mid)
         on_fpdu(s, dir, &d->rx);
 }
 
 static size_t feed_hunt(S *s, int dir, const uint8_t *p, size_t len)
 {
     dirst *d = &s->d[dir];
-    uint64_t base = d->off;
-    size_t done = 0, at = 0;
-    int win;
-    for (size_t i = 0; i < len; i++) {
-        uint64_t off = base + i;
-        d->h_ring[off & (HUNT_RING - 1)] = p[i];
-        if (d->h_n < HUNT_RING)
-            d->h_n++;
-        if (d->h_n < 4)
-            continue;
-        uint8_t w[4];
-        for (int k = 0; k < 4; k++)
-            w[k] = ring_at(d, off - 3 + (uint64_t)k);
-        /* An FPDU header here?  With the phase known, FPDUs start where
-         * it says modulo 4; with markers, not over a marker. */
-        uint32_t ph = seq_of(s, dir, off - 3) - d->h_mbase;
-        int hdr = hunt_plausible(w) && (!d->h_mbase_known || (ph & 3u) == 0);
-        int nm = hdr && d->h_markers != MPA_TRI_ON;
-        int hm = hdr && d->h_markers != MPA_TRI_OFF && d->h_mbase_known &&
-                 (ph & (MPA_MARKER_INTERVAL - 1)) != 0;
-        uint64_t mstart = 0;
-        uint32_t mbase = 0;
-        int mk = d->h_markers != MPA_TRI_OFF && hunt_marker_at(s, dir, off, w, &mstart, &mbase);
-        if (!nm && !hm && !mk)
-            continue;
-        /* Bring the candidates up to this octet before adding new ones. */
-        win = hunt_advance(s, dir, p + done, i + 1 - done, &at);
-        if (win >= 0)
-            goto lock;
-        done = i + 1;
-        if (nm)
-            hunt_spawn(s, dir, off - 3, off, 0, 0, 0);
-        if (hm)
-            hunt_spawn(s, dir, off - 3, off, 1, d->h_mbase, 0);
-        if (mk)
-            hunt_spawn(s, dir, mstart, off, 1, mbase, 1);
+    hunt_found hf;
+    if (!hunt_feed(&d->h, s->cfg.isn[dir], d->off, p, len, &hf)) {
+        d->off += len;
+        return len;
     }
-    win = hunt_advance(s, dir, p + done, len - done, &at);
-    if (win >= 0)
-        goto lock;
-    d->off = base + len;
-    return len;
-lock:
-    d->off = base + done + at;
-    hunt_lock(s, dir, win);
-    return done + at;
+    d->off += hf.used;
+    hunt_resume(s, dir, &hf);
+    return hf.used;
 }
 
 /* The capture began after the startup: say so at the first sign of dir. */
@@ -1376,9 +1082,9 @@ static void midstream_note(S *s, int dir)
     d->h_ms_note = 0;
     set_mode_at(s, dir, 0, MPA_MODE_HUNT, "capture starts mid-stream");
     finding(s, dir, 0, MPA_F_CAP_MIDSTREAM,
-            "the capture starts after the startup frames: markers %s, CRC %s (%s)", tri_str(d->h_markers),
-            tri_str(d->h_crc),
-            d->h_markers && d->h_crc ? "as stated" : "what is not stated is inferred from the octets");
+            "the capture starts after the startup frames: markers %s, CRC %s (%s)", tri_str(d->h.markers),
+            tri_str(d->h.crc),
+            d->h.markers && d->h.crc ? "as stated" : "what is not stated is inferred from the octets");
 }
 
 /* This direction's startup frame fell in a hole (or began before one). */
@@ -1477,7 +1183,7 @@ static void gap_apply(S *s, int dir, uint64_t len)
         hunt_report_skipped(s, dir);
         d->off += len;
         d->h_off = d->off;
-        hunt_clear(d);
+        hunt_clear(&d->h);
         return;
     case MPA_MODE_STREAMING:
     case MPA_MODE_TERMINATED:
@@ -1507,10 +1213,10 @@ void mpa_stream_init(mpa_stream *st, const mpa_stream_cfg *cfg, mpa_event_fn fn,
             dirst *d = &s->d[dir];
             /* Hunting from octet 0; the event says so at the first octet. */
             d->mode = MPA_MODE_HUNT;
-            d->h_markers = s->cfg.markers[dir] <= MPA_TRI_ON ? s->cfg.markers[dir] : MPA_TRI_UNKNOWN;
-            d->h_crc = s->cfg.crc[dir] <= MPA_TRI_ON ? s->cfg.crc[dir] : MPA_TRI_UNKNOWN;
-            d->markers = d->h_markers == MPA_TRI_ON;
-            d->crc = d->h_crc == MPA_TRI_ON;
+            d->h.markers = s->cfg.markers[dir] <= MPA_TRI_ON ? s->cfg.markers[dir] : MPA_TRI_UNKNOWN;
+            d->h.crc = s->cfg.crc[dir] <= MPA_TRI_ON ? s->cfg.crc[dir] : MPA_TRI_UNKNOWN;
+            d->markers = d->h.markers == MPA_TRI_ON;
+            d->crc = d->h.crc == MPA_TRI_ON;
             d->h_ms_note = 1;
             if (s->init_dir >= 0)
                 d->role = (uint8_t)(dir == s->init_dir ? MPA_ROLE_INITIATOR : MPA_ROLE_RESPONDER);
