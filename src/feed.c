@@ -232,26 +232,28 @@ mpa_feed_status mpa_feeder_data(mpa_feeder *f, int dir, const uint8_t *p, size_t
     return st;
 }
 
-mpa_feed_status mpa_feeder_gap(mpa_feeder *f, int dir, uint64_t len)
+/* A hole or an end of dir: given to the engine at once when nothing of
+ * dir waits, else queued behind what does. */
+static mpa_feed_status mark(mpa_feeder *f, int dir, int kind, int flag, uint64_t len)
 {
     mpa_feed_status st = MPA_FEED_OK;
-    if (f->s && !f->head[dir])
-        mpa_stream_gap(f->s, dir, len);
-    else
-        st = push(f, dir, Q_GAP, 0, NULL, len);
+    if (f->s && !f->head[dir]) {
+        if (kind == Q_GAP)
+            mpa_stream_gap(f->s, dir, len);
+        else
+            mpa_stream_end(f->s, dir, (mpa_end_kind)flag);
+    } else {
+        st = push(f, dir, kind, flag, NULL, len);
+    }
     mpa_feeder_pump(f);
     return st;
 }
 
+mpa_feed_status mpa_feeder_gap(mpa_feeder *f, int dir, uint64_t len) { return mark(f, dir, Q_GAP, 0, len); }
+
 mpa_feed_status mpa_feeder_end(mpa_feeder *f, int dir, mpa_end_kind kind)
 {
-    mpa_feed_status st = MPA_FEED_OK;
-    if (f->s && !f->head[dir])
-        mpa_stream_end(f->s, dir, kind);
-    else
-        st = push(f, dir, Q_END, (int)kind, NULL, 0);
-    mpa_feeder_pump(f);
-    return st;
+    return mark(f, dir, Q_END, (int)kind, 0);
 }
 
 void mpa_feeder_finish(mpa_feeder *f)

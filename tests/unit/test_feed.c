@@ -100,6 +100,15 @@ static void run_init(run *r, size_t dir_cap, int bind)
     r->nfpdu = send_fpdu((uint32_t)r->nreq, r->fpdu);
 }
 
+/* The Request with the Initiator's FPDU right behind it, as one push. */
+static void push_request_and_fpdu(run *r, mpa_feed_status want)
+{
+    uint8_t both[192];
+    memcpy(both, r->req, r->nreq);
+    memcpy(both + r->nreq, r->fpdu, r->nfpdu);
+    T_EQ(mpa_feeder_data(r->f, 0, both, r->nreq + r->nfpdu, 1), want);
+}
+
 static void run_free(run *r)
 {
     mpa_feeder_free(r->f);
@@ -113,10 +122,7 @@ static void test_waits_for_reply(void)
 {
     run r;
     run_init(&r, 0, 1);
-    uint8_t both[192];
-    memcpy(both, r.req, r.nreq);
-    memcpy(both + r.nreq, r.fpdu, r.nfpdu);
-    T_EQ(mpa_feeder_data(r.f, 0, both, r.nreq + r.nfpdu, 1), MPA_FEED_OK);
+    push_request_and_fpdu(&r, MPA_FEED_OK);
     T_EQ(mpa_feeder_held(r.f, 0), mpa_feeder_cost(1, r.nfpdu));
     T_EQ(r.shared, mpa_feeder_cost(1, r.nfpdu));
     T_CHECK(!mpa_feeder_idle(r.f, 0), "the FPDU is held");
@@ -156,10 +162,7 @@ static void test_gap_and_end_wait_their_turn(void)
 {
     run r;
     run_init(&r, 0, 1);
-    uint8_t both[192];
-    memcpy(both, r.req, r.nreq);
-    memcpy(both + r.nreq, r.fpdu, r.nfpdu);
-    mpa_feeder_data(r.f, 0, both, r.nreq + r.nfpdu, 1);
+    push_request_and_fpdu(&r, MPA_FEED_OK);
     T_EQ(mpa_feeder_gap(r.f, 0, 100), MPA_FEED_OK);
     T_EQ(mpa_feeder_gap(r.f, 0, 50), MPA_FEED_OK); /* one hole with the one before */
     T_EQ(mpa_feeder_end(r.f, 0, MPA_END_FIN), MPA_FEED_OK);
@@ -184,10 +187,7 @@ static void test_over_limit_becomes_hole(void)
 {
     run r;
     run_init(&r, mpa_feeder_cost(1, 8), 1);
-    uint8_t both[192];
-    memcpy(both, r.req, r.nreq);
-    memcpy(both + r.nreq, r.fpdu, r.nfpdu);
-    T_EQ(mpa_feeder_data(r.f, 0, both, r.nreq + r.nfpdu, 1), MPA_FEED_OVER_DIR);
+    push_request_and_fpdu(&r, MPA_FEED_OVER_DIR);
     T_EQ(mpa_feeder_held(r.f, 0), mpa_feeder_cost(0, 0));
     mpa_feeder_data(r.f, 1, r.rep, r.nrep, 1);
     T_EQ(mpa_stream_stats(r.s, 0)->fpdus, 0);
@@ -203,10 +203,7 @@ static void test_shared_limit(void)
     run_init(&r, 0, 1);
     mpa_feeder_limits lim = {0, &r.shared, mpa_feeder_cost(1, r.nfpdu) - 1};
     mpa_feeder_set_limits(r.f, &lim);
-    uint8_t both[192];
-    memcpy(both, r.req, r.nreq);
-    memcpy(both + r.nreq, r.fpdu, r.nfpdu);
-    T_EQ(mpa_feeder_data(r.f, 0, both, r.nreq + r.nfpdu, 1), MPA_FEED_OVER_SHARED);
+    push_request_and_fpdu(&r, MPA_FEED_OVER_SHARED);
     lim.shared_cap = 0;
     mpa_feeder_set_limits(r.f, &lim);
     run_free(&r);
@@ -218,10 +215,7 @@ static void test_finish_reports_held(void)
 {
     run r;
     run_init(&r, 0, 1);
-    uint8_t both[192];
-    memcpy(both, r.req, r.nreq);
-    memcpy(both + r.nreq, r.fpdu, r.nfpdu);
-    mpa_feeder_data(r.f, 0, both, r.nreq + r.nfpdu, 1);
+    push_request_and_fpdu(&r, MPA_FEED_OK);
     T_EQ(r.log.data_octets, 0);
     mpa_feeder_finish(r.f);
     T_EQ(mpa_feeder_held(r.f, 0), 0);
