@@ -119,6 +119,12 @@ golden: $(B)/mpa-decode
 golden-check: $(B)/mpa-decode
 	scripts/golden.sh
 
+# The include graph: every folder includes only from the layers below it
+# (scripts/check-layers.sh holds the table).
+.PHONY: layers
+layers:
+	@scripts/check-layers.sh
+
 # The main job: mpa-audit on the bundled interop-event capture.  Its
 # exit status is 1 (the capture holds errors, on purpose); that is the
 # demo working, so make is told so.
