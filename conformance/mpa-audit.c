@@ -3,26 +3,20 @@
  * pcapng captures, or on a live interface, against the requirement
  * catalogue.  See docs/mpa-audit.1 and docs/mpa-audit-json.md.
  *
- * Capture reading is libpcap's; everything after the captured octets is
- * conformance/audit (packets, TCP, the connection table) and libmpa.
+ * The program parses its options and calls: conformance/audit reads the
+ * input (input.h), follows the connections (audit.h, over the capture
+ * layer and libmpa) and writes the report (report.h).
  */
-#define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <pcap/pcap.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "audit.h"
+#include "input.h"
 #include "report.h"
 
 #define VERSION "0.2"
@@ -79,15 +73,10 @@ static const char usage[] =
     "Exit status: 0 no finding at or above --fail-on, 1 some, 2 unusable input or\n"
     "usage error.\n";
 
-static volatile sig_atomic_t g_stop;
-static pcap_t *g_live;
-
 static void on_signal(int sig)
 {
     (void)sig;
-    g_stop = 1;
-    if (g_live)
-        pcap_breakloop(g_live);
+    input_stop();
 }
 
 static void die_usage(const char *fmt, ...)
@@ -161,347 +150,26 @@ static void list_rules(void)
            "the conformance suites test it.\n");
 }
 
-/* ---- progress ---------------------------------------------------------- */
-
-typedef struct progress {
-    int on;
-    long long size;
-    double start, last;
-    FILE *fp;
-} progress;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void progress_show(progress *pg, int final)
-{
-    if (!pg->on)
-        return;
-    double t = now_s();
-    if (!final && t - pg->last < 0.25)
-        return;
-    pg->last = t;
-    if (final) {
-        fprintf(stderr, "\r%70s\r", "");
-        return;
-    }
-    long long pos = ftell(pg->fp);
-    if (pos < 0)
-        return;
-    double frac = pg->size ? (double)pos / (double)pg->size : 0;
-    int w = 30, fill = (int)(frac * w);
-    char bar[32];
-    for (int i = 0; i < w; i++)
-        bar[i] = i < fill ? '=' : ' ';
-    bar[w] = 0;
-    double el = t - pg->start;
-    fprintf(stderr, "\r[%s] %3.0f%% %8.1f MB %6.0f MB/s ", bar, frac * 100, (double)pos / 1e6,
-            el > 0 ? (double)pos / 1e6 / el : 0);
-    fflush(stderr);
-}
-
-/* ---- reading ----------------------------------------------------------- */
-
-/* libpcap answers with DLT_ values; the packet parser speaks the file
- * format's LINKTYPE_ values.  They differ only where platforms disagreed
- * (DLT_RAW is 12 or 14, LINKTYPE_RAW is 101). */
-static int linktype_of(pcap_t *p)
-{
-    int dlt = pcap_datalink(p);
-#ifdef DLT_RAW
-    if (dlt == DLT_RAW)
-        return 101;
-#endif
-    if (dlt == 12 || dlt == 14)
-        return 101;
-    return dlt;
-}
-
-typedef struct reader {
-    audit *a;
-    unsigned long long count, max_count;
-    progress *pg;
-    long long off;       /* byte offset when it cannot be asked (stdin, classic pcap) */
-    int classic;
-    FILE *fp;            /* the file, to ask where a record really ended */
-    unsigned snaplen;
-} reader;
-
-static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *data)
-{
-    reader *r = (reader *)(void *)user;
-    uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* nanosecond precision */
-    audit_packet(r->a, ts, data, h->caplen, h->len);
-    r->off += 16 + (long long)h->caplen;
-    /* A record longer than the snap length is cut to it by libpcap, which
-     * skips the rest: caplen no longer says where the next record is. */
-    if (r->classic && r->fp && h->caplen >= r->snaplen) {
-        long long pos = ftell(r->fp);
-        if (pos >= 0)
-            r->off = pos;
-    }
-    r->count++;
-    if ((r->count & 4095) == 0)
-        progress_show(r->pg, 0);
-}
-
-/*
- * A regular file is read through a window mapped from it: the pages come
- * straight from the page cache (no read(2) copy, a system call per 2 MiB
- * rather than per buffer), and the window moves on, so the memory this
- * costs stays at the window whatever the file size.  libpcap gets an
- * ordinary stdio stream (fopencookie) and never knows.
- */
-#define WINDOW (2u << 20)
-
-typedef struct mapped {
-    int fd;
-    off_t size, base;     /* file size; offset of the window */
-    const unsigned char *win;
-    size_t wlen, pos;     /* window length; read position in it */
-} mapped;
-
-static ssize_t mapped_read(void *cookie, char *buf, size_t size)
-{
-    mapped *m = cookie;
-    size_t done = 0;
-    while (done < size) {
-        if (m->pos == m->wlen) {
-            if (m->win)
-                munmap((void *)m->win, m->wlen);
-            m->win = NULL;
-            m->base += (off_t)m->wlen;
-            m->pos = m->wlen = 0;
-            if (m->base >= m->size)
-                break;
-            size_t len = m->size - m->base < (off_t)WINDOW ? (size_t)(m->size - m->base) : WINDOW;
-            void *w = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, m->fd, m->base);
-            if (w == MAP_FAILED)
-                return done ? (ssize_t)done : -1;
-            madvise(w, len, MADV_SEQUENTIAL);
-            m->win = w;
-            m->wlen = len;
-        }
-        size_t n = m->wlen - m->pos < size - done ? m->wlen - m->pos : size - done;
-        memcpy(buf + done, m->win + m->pos, n);
-        m->pos += n;
-        done += n;
-    }
-    return (ssize_t)done;
-}
-
-static int mapped_close(void *cookie)
-{
-    mapped *m = cookie;
-    if (m->win)
-        munmap((void *)m->win, m->wlen);
-    int rc = close(m->fd);
-    free(m);
-    return rc;
-}
-
-/* Offsets for ftell and pread (the progress bar, error messages). */
-static int mapped_seek(void *cookie, off64_t *off, int whence)
-{
-    mapped *m = cookie;
-    if (whence != SEEK_CUR || *off != 0)
-        return -1;
-    *off = m->base + (off_t)m->pos;
-    return 0;
-}
-
-/* A stream for a regular file through the moving window; NULL (errno
- * set) when it cannot be opened.  *size gets its size (-1: not regular). */
-static FILE *open_capture(const char *name, long long *size)
-{
-    int fd = open(name, O_RDONLY);
-    if (fd < 0)
-        return NULL;
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        *size = -1;
-        FILE *fp = fdopen(fd, "rb");
-        if (fp)
-            setvbuf(fp, NULL, _IOFBF, 1 << 20);
-        return fp;
-    }
-    *size = (long long)sb.st_size;
-    mapped *m = calloc(1, sizeof *m);
-    if (!m) {
-        close(fd);
-        errno = ENOMEM;
-        return NULL;
-    }
-    m->fd = fd;
-    m->size = sb.st_size;
-    cookie_io_functions_t io = {mapped_read, NULL, mapped_seek, mapped_close};
-    FILE *fp = fopencookie(m, "rb", io);
-    if (!fp) {
-        free(m);
-        close(fd);
-        return NULL;
-    }
-    setvbuf(fp, NULL, _IOFBF, 1 << 18);
-    return fp;
-}
-
-/* Audit one file; returns 0, or 2 when it could not be used. */
-static int read_file(audit *a, const char *name, const char *filter, unsigned long long max_count,
-                     unsigned long long *total, int want_progress)
-{
-    long long size = -1;
-    FILE *fp = strcmp(name, "-") == 0 ? stdin : open_capture(name, &size);
-    if (!fp) {
-        fprintf(stderr, "mpa-audit: %s: %s\n", name, strerror(errno));
-        return 2;
-    }
-    if (fp == stdin) {
-        struct stat sb;
-        setvbuf(fp, NULL, _IOFBF, 1 << 20);
-        if (fstat(0, &sb) == 0 && S_ISREG(sb.st_mode))
-            size = (long long)sb.st_size;
-    }
-    if (size == 0) {
-        fprintf(stderr, "mpa-audit: %s: empty file, not a capture\n", name);
-        if (fp != stdin)
-            fclose(fp);
-        return 2;
-    }
-    char err[PCAP_ERRBUF_SIZE] = "";
-    pcap_t *p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, err);
-    if (!p) {
-        fprintf(stderr, "mpa-audit: %s: not a pcap or pcapng capture (byte offset 0): %s\n", name, err);
-        if (fp != stdin)
-            fclose(fp);
-        return 2;
-    }
-    if (filter) {
-        struct bpf_program prog;
-        if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 || pcap_setfilter(p, &prog) < 0) {
-            fprintf(stderr, "mpa-audit: filter \"%s\": %s\n", filter, pcap_geterr(p));
-            pcap_close(p);
-            exit(2);
-        }
-        pcap_freecode(&prog);
-    }
-    audit_begin_file(a, name, linktype_of(p));
-    progress pg = {want_progress && size >= (32 << 20) && isatty(2), size, now_s(), 0, fp};
-    reader rd = {a, 0, max_count, &pg, 24, 0, fp != stdin ? fp : NULL, (unsigned)pcap_snapshot(p)};
-    /* In a classic pcap file the records' offsets follow from their
-     * lengths; pcapng blocks carry more, so only "near" can be said. */
-    unsigned char magic[4];
-    int fd = open(name, O_RDONLY);
-    if (fd >= 0 && size > 0 && pread(fd, magic, 4, 0) == 4)
-        rd.classic = !(magic[0] == 0x0A && magic[1] == 0x0D && magic[2] == 0x0D && magic[3] == 0x0A);
-    if (fd >= 0)
-        close(fd);
-    int rc = 0;
-    for (;;) {
-        if (g_stop || (max_count && *total + rd.count >= max_count))
-            break;
-        int want = 256;
-        if (max_count && max_count - (*total + rd.count) < (unsigned long long)want)
-            want = (int)(max_count - (*total + rd.count));
-        int n = pcap_dispatch(p, want, on_packet, (u_char *)&rd);
-        if (n == 0)
-            break; /* end of file */
-        if (n == PCAP_ERROR_BREAK)
-            break;
-        if (n == PCAP_ERROR) {
-            long long pos = fp != stdin ? ftell(fp) : -1;
-            const char *msg = pcap_geterr(p);
-            int cut = strstr(msg, "truncated") != NULL;
-            char where[128];
-            if (rd.classic)
-                snprintf(where, sizeof where, "record %llu at byte offset %lld", rd.count + 1, rd.off);
-            else if (pos >= 0)
-                snprintf(where, sizeof where, "the block after packet %llu, near byte offset %lld", rd.count, pos);
-            else
-                snprintf(where, sizeof where, "after packet %llu", rd.count);
-            fprintf(stderr, "mpa-audit: %s: %s in %s: %s%s\n", name, cut ? "cut short" : "unreadable", where, msg,
-                    cut ? "; the packets before it are audited" : "; the rest of the file is not read");
-            audit_input_problem(a, cut ? MPA_F_CAP_TRUNCATED : MPA_F_CAP_UNREADABLE, "%s: %s in %s: %s", name,
-                                cut ? "file cut short" : "unreadable", where, msg);
-            if (!cut)
-                rc = 2;
-            break;
-        }
-    }
-    progress_show(&pg, 1);
-    *total += rd.count;
-    pcap_close(p); /* closes fp too */
-    return rc;
-}
-
-static int read_live(audit *a, const char *iface, const char *filter, unsigned long long max_count,
-                     unsigned long long duration)
-{
-    char err[PCAP_ERRBUF_SIZE] = "";
-    pcap_t *p = pcap_create(iface, err);
-    if (!p) {
-        fprintf(stderr, "mpa-audit: -i %s: %s\n", iface, err);
-        return 2;
-    }
-    pcap_set_snaplen(p, 262144);
-    pcap_set_promisc(p, 1);
-    pcap_set_timeout(p, 100);
-    pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
-    int st = pcap_activate(p);
-    if (st < 0) {
-        fprintf(stderr, "mpa-audit: -i %s: %s%s\n", iface, pcap_geterr(p),
-                st == PCAP_ERROR_PERM_DENIED ? " (run as root or give the program CAP_NET_RAW)" : "");
-        pcap_close(p);
-        return 2;
-    }
-    if (filter) {
-        struct bpf_program prog;
-        if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 || pcap_setfilter(p, &prog) < 0) {
-            fprintf(stderr, "mpa-audit: filter \"%s\": %s\n", filter, pcap_geterr(p));
-            pcap_close(p);
-            return 2;
-        }
-        pcap_freecode(&prog);
-    }
-    /* Said once the capture is running (scripts wait for this line). */
-    fprintf(stderr, "mpa-audit: capturing on %s%s%s%s; interrupt (Ctrl-C) to end and report\n", iface,
-            filter ? " (filter \"" : "", filter ? filter : "", filter ? "\")" : "");
-    char name[300];
-    snprintf(name, sizeof name, "iface:%s", iface);
-    audit_begin_file(a, name, linktype_of(p));
-    g_live = p;
-    progress pg = {0, 0, 0, 0, NULL};
-    reader rd = {a, 0, max_count, &pg, 0, 0, NULL, 0};
-    double t0 = now_s();
-    while (!g_stop) {
-        if (max_count && rd.count >= max_count)
-            break;
-        if (duration && now_s() - t0 >= (double)duration)
-            break;
-        int n = pcap_dispatch(p, max_count ? (int)(max_count - rd.count < 1000 ? max_count - rd.count : 1000) : 1000,
-                              on_packet, (u_char *)&rd);
-        if (n == PCAP_ERROR) {
-            fprintf(stderr, "mpa-audit: -i %s: %s\n", iface, pcap_geterr(p));
-            break;
-        }
-    }
-    g_live = NULL;
-    pcap_close(p);
-    return 0;
-}
-
-int main(int argc, char **argv)
-{
+/* What the command line asks for. */
+typedef struct cli {
     audit_opts o;
-    audit_opts_default(&o);
-    report_fmt fmt = REPORT_TEXT;
-    const char *outfile = NULL, *iface = NULL, *filter = NULL;
-    int timing = 1, want_progress = 1;
-    int fail_on = MPA_SEV_ERROR; /* 3: never */
-    unsigned long long max_count = 0, duration = 0;
+    report_fmt fmt;
+    const char *outfile, *iface;
+    input_opts in;
+    int timing;
+    int fail_on; /* an mpa_severity; 3: never */
+    char **files;
+    int nfiles;
+} cli;
+
+static void parse_args(int argc, char **argv, cli *c)
+{
+    memset(c, 0, sizeof *c);
+    audit_opts_default(&c->o);
+    c->fmt = REPORT_TEXT;
+    c->timing = 1;
+    c->in.progress = 1;
+    c->fail_on = MPA_SEV_ERROR;
     enum { O_JSON = 256, O_JSONL, O_LIST, O_FAIL, O_MARKERS, O_CRC, O_MAXF, O_MAXC, O_MAXM, O_MEM, O_IDLE, O_NOTIME,
            O_NOPROG, O_DUR, O_VERSION };
     static const struct option lopts[] = {
@@ -533,83 +201,83 @@ int main(int argc, char **argv)
     while ((ch = getopt_long(argc, argv, ":o:p:i:f:c:h", lopts, NULL)) != -1) {
         switch (ch) {
         case O_JSON:
-            fmt = REPORT_JSON;
+            c->fmt = REPORT_JSON;
             break;
         case O_JSONL:
-            fmt = REPORT_JSONL;
+            c->fmt = REPORT_JSONL;
             break;
         case 'o':
-            outfile = optarg;
+            c->outfile = optarg;
             break;
         case O_LIST:
             list_rules();
-            return 0;
+            exit(0);
         case O_FAIL:
             if (!strcmp(optarg, "error"))
-                fail_on = MPA_SEV_ERROR;
+                c->fail_on = MPA_SEV_ERROR;
             else if (!strcmp(optarg, "warning"))
-                fail_on = MPA_SEV_WARNING;
+                c->fail_on = MPA_SEV_WARNING;
             else if (!strcmp(optarg, "note"))
-                fail_on = MPA_SEV_NOTE;
+                c->fail_on = MPA_SEV_NOTE;
             else if (!strcmp(optarg, "never"))
-                fail_on = 3;
+                c->fail_on = 3;
             else
                 die_usage("--fail-on takes error, warning, note or never, not \"%s\"", optarg);
             break;
         case 'p':
-            parse_ports(&o, optarg);
+            parse_ports(&c->o, optarg);
             break;
         case O_MARKERS:
-            parse_spec("--markers", optarg, o.mid_markers);
+            parse_spec("--markers", optarg, c->o.mid_markers);
             break;
         case O_CRC:
-            parse_spec("--crc", optarg, o.mid_crc);
+            parse_spec("--crc", optarg, c->o.mid_crc);
             break;
         case O_MAXF:
-            o.max_findings = (unsigned)parse_num("--max-findings", optarg, 1000000);
+            c->o.max_findings = (unsigned)parse_num("--max-findings", optarg, 1000000);
             break;
         case O_MAXC:
-            o.max_conns = (unsigned)parse_num("--max-conns", optarg, 10000000);
-            if (!o.max_conns)
+            c->o.max_conns = (unsigned)parse_num("--max-conns", optarg, 10000000);
+            if (!c->o.max_conns)
                 die_usage("--max-conns must be at least 1");
             break;
         case O_MAXM:
-            o.max_mpa = (unsigned)parse_num("--max-mpa", optarg, 10000000);
-            if (!o.max_mpa)
+            c->o.max_mpa = (unsigned)parse_num("--max-mpa", optarg, 10000000);
+            if (!c->o.max_mpa)
                 die_usage("--max-mpa must be at least 1");
             break;
         case O_MEM:
-            o.mem_cap = (size_t)parse_num("--mem-cap", optarg, 65536) << 20;
+            c->o.mem_cap = (size_t)parse_num("--mem-cap", optarg, 65536) << 20;
             break;
         case O_IDLE:
-            o.idle_ns = parse_num("--idle", optarg, 100000000) * 1000000000ull;
-            if (!o.idle_ns)
+            c->o.idle_ns = parse_num("--idle", optarg, 100000000) * 1000000000ull;
+            if (!c->o.idle_ns)
                 die_usage("--idle must be at least 1 second");
             break;
         case O_NOTIME:
-            timing = 0;
+            c->timing = 0;
             break;
         case O_NOPROG:
-            want_progress = 0;
+            c->in.progress = 0;
             break;
         case 'i':
-            iface = optarg;
+            c->iface = optarg;
             break;
         case 'f':
-            filter = optarg;
+            c->in.filter = optarg;
             break;
         case 'c':
-            max_count = parse_num("--count", optarg, ~0ull);
+            c->in.max_count = parse_num("--count", optarg, ~0ull);
             break;
         case O_DUR:
-            duration = parse_num("--duration", optarg, 100000000);
+            c->in.duration = parse_num("--duration", optarg, 100000000);
             break;
         case 'h':
             fputs(usage, stdout);
-            return 0;
+            exit(0);
         case O_VERSION:
-            printf("mpa-audit %s (libpcap: %s)\n", VERSION, pcap_lib_version());
-            return 0;
+            printf("mpa-audit %s (libpcap: %s)\n", VERSION, input_lib_version());
+            exit(0);
         case ':':
             die_usage("%s needs a value", argv[optind - 1]);
             break;
@@ -617,20 +285,44 @@ int main(int argc, char **argv)
             die_usage("unknown option %s", argv[optind - 1]);
         }
     }
-    int nfiles = argc - optind;
-    if (!iface && nfiles == 0)
+    c->files = argv + optind;
+    c->nfiles = argc - optind;
+    if (!c->iface && c->nfiles == 0)
         die_usage("no input: name capture files (or - for stdin), or -i IFACE");
-    if (iface && nfiles)
-        die_usage("-i %s and files together: choose one", iface);
+    if (c->iface && c->nfiles)
+        die_usage("-i %s and files together: choose one", c->iface);
+}
 
+/* Read every input into the auditor; returns 0, or 2 when an input
+ * could not be used. */
+static int read_inputs(audit *a, const cli *c)
+{
+    if (c->iface)
+        return input_live(a, c->iface, &c->in);
+    int rc = 0;
+    unsigned long long total = 0;
+    for (int i = 0; i < c->nfiles; i++) {
+        int r = input_file(a, c->files[i], &c->in, &total);
+        if (r == 3)
+            exit(2); /* a filter that does not compile: said, nothing to report */
+        if (r > rc)
+            rc = r;
+        if (input_stopped() || (c->in.max_count && total >= c->in.max_count))
+            break;
+    }
+    return rc;
+}
+
+static int run(const cli *c)
+{
     FILE *out = stdout;
-    if (outfile && !(out = fopen(outfile, "w"))) {
-        fprintf(stderr, "mpa-audit: %s: %s\n", outfile, strerror(errno));
+    if (c->outfile && !(out = fopen(c->outfile, "w"))) {
+        fprintf(stderr, "mpa-audit: %s: %s\n", c->outfile, strerror(errno));
         return 2;
     }
-    report *rep = report_new(out, fmt, timing);
+    report *rep = report_new(out, c->fmt, c->timing);
     audit_out aout = rep ? report_sink(rep) : (audit_out){0};
-    audit *a = rep ? audit_new(&o, &aout) : NULL;
+    audit *a = rep ? audit_new(&c->o, &aout) : NULL;
     if (!a) {
         fprintf(stderr, "mpa-audit: out of memory\n");
         return 2;
@@ -643,32 +335,20 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    const char *live_name[1] = {iface};
-    report_begin(rep, iface ? live_name : (const char *const *)(argv + optind), iface ? 1u : (unsigned)nfiles);
-    double t0 = now_s();
-    int rc = 0;
-    unsigned long long total = 0;
-    if (iface) {
-        rc = read_live(a, iface, filter, max_count, duration);
-    } else {
-        for (int i = optind; i < argc; i++) {
-            int r = read_file(a, argv[i], filter, max_count, &total, want_progress && !outfile ? 1 : want_progress);
-            if (r > rc)
-                rc = r;
-            if (g_stop || (max_count && total >= max_count))
-                break;
-        }
-    }
+    const char *live_name[1] = {c->iface};
+    report_begin(rep, c->iface ? live_name : (const char *const *)c->files, c->iface ? 1u : (unsigned)c->nfiles);
+    double t0 = input_now();
+    int rc = read_inputs(a, c);
     audit_finish(a);
-    report_end(rep, now_s() - t0);
+    report_end(rep, input_now() - t0);
     const audit_stats *s = audit_get_stats(a);
     int fail = 0;
-    for (int sev = fail_on; sev <= MPA_SEV_ERROR; sev++)
+    for (int sev = c->fail_on; sev <= MPA_SEV_ERROR; sev++)
         fail |= s->severity[sev] > 0;
     audit_free(a);
     report_free(rep);
     if (out != stdout && fclose(out) != 0) {
-        fprintf(stderr, "mpa-audit: %s: %s\n", outfile, strerror(errno));
+        fprintf(stderr, "mpa-audit: %s: %s\n", c->outfile, strerror(errno));
         return 2;
     }
     if (fflush(stdout) != 0)
@@ -676,4 +356,11 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     return fail ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    cli c;
+    parse_args(argc, argv, &c);
+    return run(&c);
 }

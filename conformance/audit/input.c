@@ -1,0 +1,369 @@
+/*
+ * mpa-audit's input (input.h): capture files through libpcap, read from
+ * a window mapped from the file, and live capture; each packet goes to
+ * the auditor.  Where a file is unreadable or cut short, the message and
+ * the finding say where (record number and byte offset).
+ */
+#define _GNU_SOURCE /* fopencookie */
+#include "input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pcap/pcap.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t g_stop;
+static pcap_t *g_live;
+
+void input_stop(void)
+{
+    g_stop = 1;
+    if (g_live)
+        pcap_breakloop(g_live);
+}
+
+int input_stopped(void) { return g_stop != 0; }
+
+const char *input_lib_version(void) { return pcap_lib_version(); }
+
+/* ---- progress ---------------------------------------------------------- */
+
+typedef struct progress {
+    int on;
+    long long size;
+    double start, last;
+    FILE *fp;
+} progress;
+
+double input_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress_show(progress *pg, int final)
+{
+    if (!pg->on)
+        return;
+    double t = input_now();
+    if (!final && t - pg->last < 0.25)
+        return;
+    pg->last = t;
+    if (final) {
+        fprintf(stderr, "\r%70s\r", "");
+        return;
+    }
+    long long pos = ftell(pg->fp);
+    if (pos < 0)
+        return;
+    double frac = pg->size ? (double)pos / (double)pg->size : 0;
+    int w = 30, fill = (int)(frac * w);
+    char bar[32];
+    for (int i = 0; i < w; i++)
+        bar[i] = i < fill ? '=' : ' ';
+    bar[w] = 0;
+    double el = t - pg->start;
+    fprintf(stderr, "\r[%s] %3.0f%% %8.1f MB %6.0f MB/s ", bar, frac * 100, (double)pos / 1e6,
+            el > 0 ? (double)pos / 1e6 / el : 0);
+    fflush(stderr);
+}
+
+/* ---- reading ----------------------------------------------------------- */
+
+/* libpcap answers with DLT_ values; the packet parser speaks the file
+ * format's LINKTYPE_ values.  They differ only where platforms disagreed
+ * (DLT_RAW is 12 or 14, LINKTYPE_RAW is 101). */
+static int linktype_of(pcap_t *p)
+{
+    int dlt = pcap_datalink(p);
+#ifdef DLT_RAW
+    if (dlt == DLT_RAW)
+        return 101;
+#endif
+    if (dlt == 12 || dlt == 14)
+        return 101;
+    return dlt;
+}
+
+typedef struct reader {
+    audit *a;
+    unsigned long long count, max_count;
+    progress *pg;
+    long long off;       /* byte offset when it cannot be asked (stdin, classic pcap) */
+    int classic;
+    FILE *fp;            /* the file, to ask where a record really ended */
+    unsigned snaplen;
+} reader;
+
+static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *data)
+{
+    reader *r = (reader *)(void *)user;
+    uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* nanosecond precision */
+    audit_packet(r->a, ts, data, h->caplen, h->len);
+    r->off += 16 + (long long)h->caplen;
+    /* A record longer than the snap length is cut to it by libpcap, which
+     * skips the rest: caplen no longer says where the next record is. */
+    if (r->classic && r->fp && h->caplen >= r->snaplen) {
+        long long pos = ftell(r->fp);
+        if (pos >= 0)
+            r->off = pos;
+    }
+    r->count++;
+    if ((r->count & 4095) == 0)
+        progress_show(r->pg, 0);
+}
+
+/*
+ * A regular file is read through a window mapped from it: the pages come
+ * straight from the page cache (no read(2) copy, a system call per 2 MiB
+ * rather than per buffer), and the window moves on, so the memory this
+ * costs stays at the window whatever the file size.  libpcap gets an
+ * ordinary stdio stream (fopencookie) and never knows.
+ */
+#define WINDOW (2u << 20)
+
+typedef struct mapped {
+    int fd;
+    off_t size, base;     /* file size; offset of the window */
+    const unsigned char *win;
+    size_t wlen, pos;     /* window length; read position in it */
+} mapped;
+
+static ssize_t mapped_read(void *cookie, char *buf, size_t size)
+{
+    mapped *m = cookie;
+    size_t done = 0;
+    while (done < size) {
+        if (m->pos == m->wlen) {
+            if (m->win)
+                munmap((void *)m->win, m->wlen);
+            m->win = NULL;
+            m->base += (off_t)m->wlen;
+            m->pos = m->wlen = 0;
+            if (m->base >= m->size)
+                break;
+            size_t len = m->size - m->base < (off_t)WINDOW ? (size_t)(m->size - m->base) : WINDOW;
+            void *w = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, m->fd, m->base);
+            if (w == MAP_FAILED)
+                return done ? (ssize_t)done : -1;
+            madvise(w, len, MADV_SEQUENTIAL);
+            m->win = w;
+            m->wlen = len;
+        }
+        size_t n = m->wlen - m->pos < size - done ? m->wlen - m->pos : size - done;
+        memcpy(buf + done, m->win + m->pos, n);
+        m->pos += n;
+        done += n;
+    }
+    return (ssize_t)done;
+}
+
+static int mapped_close(void *cookie)
+{
+    mapped *m = cookie;
+    if (m->win)
+        munmap((void *)m->win, m->wlen);
+    int rc = close(m->fd);
+    free(m);
+    return rc;
+}
+
+/* Offsets for ftell and pread (the progress bar, error messages). */
+static int mapped_seek(void *cookie, off64_t *off, int whence)
+{
+    mapped *m = cookie;
+    if (whence != SEEK_CUR || *off != 0)
+        return -1;
+    *off = m->base + (off_t)m->pos;
+    return 0;
+}
+
+/* A stream for a regular file through the moving window; NULL (errno
+ * set) when it cannot be opened.  *size gets its size (-1: not regular). */
+static FILE *open_capture(const char *name, long long *size)
+{
+    int fd = open(name, O_RDONLY);
+    if (fd < 0)
+        return NULL;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        *size = -1;
+        FILE *fp = fdopen(fd, "rb");
+        if (fp)
+            setvbuf(fp, NULL, _IOFBF, 1 << 20);
+        return fp;
+    }
+    *size = (long long)sb.st_size;
+    mapped *m = calloc(1, sizeof *m);
+    if (!m) {
+        close(fd);
+        errno = ENOMEM;
+        return NULL;
+    }
+    m->fd = fd;
+    m->size = sb.st_size;
+    cookie_io_functions_t io = {mapped_read, NULL, mapped_seek, mapped_close};
+    FILE *fp = fopencookie(m, "rb", io);
+    if (!fp) {
+        free(m);
+        close(fd);
+        return NULL;
+    }
+    setvbuf(fp, NULL, _IOFBF, 1 << 18);
+    return fp;
+}
+
+/* Audit one file; returns 0, or 2 when it could not be used. */
+int input_file(audit *a, const char *name, const input_opts *o, unsigned long long *total)
+{
+    const char *filter = o->filter;
+    unsigned long long max_count = o->max_count;
+    long long size = -1;
+    FILE *fp = strcmp(name, "-") == 0 ? stdin : open_capture(name, &size);
+    if (!fp) {
+        fprintf(stderr, "mpa-audit: %s: %s\n", name, strerror(errno));
+        return 2;
+    }
+    if (fp == stdin) {
+        struct stat sb;
+        setvbuf(fp, NULL, _IOFBF, 1 << 20);
+        if (fstat(0, &sb) == 0 && S_ISREG(sb.st_mode))
+            size = (long long)sb.st_size;
+    }
+    if (size == 0) {
+        fprintf(stderr, "mpa-audit: %s: empty file, not a capture\n", name);
+        if (fp != stdin)
+            fclose(fp);
+        return 2;
+    }
+    char err[PCAP_ERRBUF_SIZE] = "";
+    pcap_t *p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, err);
+    if (!p) {
+        fprintf(stderr, "mpa-audit: %s: not a pcap or pcapng capture (byte offset 0): %s\n", name, err);
+        if (fp != stdin)
+            fclose(fp);
+        return 2;
+    }
+    if (filter) {
+        struct bpf_program prog;
+        if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 || pcap_setfilter(p, &prog) < 0) {
+            fprintf(stderr, "mpa-audit: filter \"%s\": %s\n", filter, pcap_geterr(p));
+            pcap_close(p);
+            return 3;
+        }
+        pcap_freecode(&prog);
+    }
+    audit_begin_file(a, name, linktype_of(p));
+    progress pg = {o->progress && size >= (32 << 20) && isatty(2), size, input_now(), 0, fp};
+    reader rd = {a, 0, max_count, &pg, 24, 0, fp != stdin ? fp : NULL, (unsigned)pcap_snapshot(p)};
+    /* In a classic pcap file the records' offsets follow from their
+     * lengths; pcapng blocks carry more, so only "near" can be said. */
+    unsigned char magic[4];
+    int fd = open(name, O_RDONLY);
+    if (fd >= 0 && size > 0 && pread(fd, magic, 4, 0) == 4)
+        rd.classic = !(magic[0] == 0x0A && magic[1] == 0x0D && magic[2] == 0x0D && magic[3] == 0x0A);
+    if (fd >= 0)
+        close(fd);
+    int rc = 0;
+    for (;;) {
+        if (g_stop || (max_count && *total + rd.count >= max_count))
+            break;
+        int want = 256;
+        if (max_count && max_count - (*total + rd.count) < (unsigned long long)want)
+            want = (int)(max_count - (*total + rd.count));
+        int n = pcap_dispatch(p, want, on_packet, (u_char *)&rd);
+        if (n == 0)
+            break; /* end of file */
+        if (n == PCAP_ERROR_BREAK)
+            break;
+        if (n == PCAP_ERROR) {
+            long long pos = fp != stdin ? ftell(fp) : -1;
+            const char *msg = pcap_geterr(p);
+            int cut = strstr(msg, "truncated") != NULL;
+            char where[128];
+            if (rd.classic)
+                snprintf(where, sizeof where, "record %llu at byte offset %lld", rd.count + 1, rd.off);
+            else if (pos >= 0)
+                snprintf(where, sizeof where, "the block after packet %llu, near byte offset %lld", rd.count, pos);
+            else
+                snprintf(where, sizeof where, "after packet %llu", rd.count);
+            fprintf(stderr, "mpa-audit: %s: %s in %s: %s%s\n", name, cut ? "cut short" : "unreadable", where, msg,
+                    cut ? "; the packets before it are audited" : "; the rest of the file is not read");
+            audit_input_problem(a, cut ? MPA_F_CAP_TRUNCATED : MPA_F_CAP_UNREADABLE, "%s: %s in %s: %s", name,
+                                cut ? "file cut short" : "unreadable", where, msg);
+            if (!cut)
+                rc = 2;
+            break;
+        }
+    }
+    progress_show(&pg, 1);
+    *total += rd.count;
+    pcap_close(p); /* closes fp too */
+    return rc;
+}
+
+int input_live(audit *a, const char *iface, const input_opts *o)
+{
+    const char *filter = o->filter;
+    unsigned long long max_count = o->max_count, duration = o->duration;
+    char err[PCAP_ERRBUF_SIZE] = "";
+    pcap_t *p = pcap_create(iface, err);
+    if (!p) {
+        fprintf(stderr, "mpa-audit: -i %s: %s\n", iface, err);
+        return 2;
+    }
+    pcap_set_snaplen(p, 262144);
+    pcap_set_promisc(p, 1);
+    pcap_set_timeout(p, 100);
+    pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
+    int st = pcap_activate(p);
+    if (st < 0) {
+        fprintf(stderr, "mpa-audit: -i %s: %s%s\n", iface, pcap_geterr(p),
+                st == PCAP_ERROR_PERM_DENIED ? " (run as root or give the program CAP_NET_RAW)" : "");
+        pcap_close(p);
+        return 2;
+    }
+    if (filter) {
+        struct bpf_program prog;
+        if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 || pcap_setfilter(p, &prog) < 0) {
+            fprintf(stderr, "mpa-audit: filter \"%s\": %s\n", filter, pcap_geterr(p));
+            pcap_close(p);
+            return 2;
+        }
+        pcap_freecode(&prog);
+    }
+    /* Said once the capture is running (scripts wait for this line). */
+    fprintf(stderr, "mpa-audit: capturing on %s%s%s%s; interrupt (Ctrl-C) to end and report\n", iface,
+            filter ? " (filter \"" : "", filter ? filter : "", filter ? "\")" : "");
+    char name[300];
+    snprintf(name, sizeof name, "iface:%s", iface);
+    audit_begin_file(a, name, linktype_of(p));
+    g_live = p;
+    progress pg = {0, 0, 0, 0, NULL};
+    reader rd = {a, 0, max_count, &pg, 0, 0, NULL, 0};
+    double t0 = input_now();
+    while (!g_stop) {
+        if (max_count && rd.count >= max_count)
+            break;
+        if (duration && input_now() - t0 >= (double)duration)
+            break;
+        int n = pcap_dispatch(p, max_count ? (int)(max_count - rd.count < 1000 ? max_count - rd.count : 1000) : 1000,
+                              on_packet, (u_char *)&rd);
+        if (n == PCAP_ERROR) {
+            fprintf(stderr, "mpa-audit: -i %s: %s\n", iface, pcap_geterr(p));
+            break;
+        }
+    }
+    g_live = NULL;
+    pcap_close(p);
+    return 0;
+}
+

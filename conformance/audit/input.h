@@ -1,0 +1,37 @@
+/*
+ * mpa-audit's input: capture files (pcap, pcapng; "-" is standard input)
+ * and live interfaces, read with libpcap, each packet handed to the
+ * auditor (audit.h) with its timestamp and lengths.
+ */
+#ifndef AUDIT_INPUT_H
+#define AUDIT_INPUT_H
+
+#include "audit.h"
+
+typedef struct input_opts {
+    const char *filter;            /* BPF filter, or NULL */
+    unsigned long long max_count;  /* stop after so many packets in all; 0: no limit */
+    unsigned long long duration;   /* live: stop after so many seconds; 0: no limit */
+    int progress;                  /* a progress bar on a terminal for large files */
+} input_opts;
+
+/* Audit one file; *total counts the packets of all files so far.
+ * Returns 0; 2 when the file could not be used (said on stderr); 3 when
+ * the filter does not compile (said). */
+int input_file(audit *a, const char *name, const input_opts *o, unsigned long long *total);
+
+/* Audit live traffic on iface until input_stop(), o->max_count packets
+ * or o->duration seconds.  Returns 0, or 2 when it cannot capture (said). */
+int input_live(audit *a, const char *iface, const input_opts *o);
+
+/* Stop reading soon (from a signal handler: async-signal-safe). */
+void input_stop(void);
+int input_stopped(void);
+
+/* Seconds of a monotonic clock. */
+double input_now(void);
+
+/* libpcap's version string. */
+const char *input_lib_version(void);
+
+#endif
