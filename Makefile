@@ -25,6 +25,10 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
 TOOLS     := $(B)/mpa-decode $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids $(B)/mpa-replay
 
+# The libraries under the programs (each .mk says what it builds).
+include wire/wire.mk
+include corpus/corpus.mk
+
 .PHONY: all lib test unit audit-unit audit-golden golden-audit audit-live fuzz-smoke fuzz bench clean deps demo
 all: lib $(TOOLS) plugin $(B)/mpa-inject $(B)/mpa-peer $(B)/mpa-conform
 lib: $(B)/libmpa.a $(B)/libmpa.so
@@ -48,9 +52,10 @@ $(B)/libmpa-asan.a: $(ASAN_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/test/%: tests/unit/%.c tests/t.h tests/testlib.h tests/scen.h tests/scenarios.h $(B)/libmpa-asan.a
+UNIT_LIBS := $(B)/libmpacorpus-asan.a $(B)/libmpawire-asan.a $(B)/libmpa-asan.a
+$(B)/test/%: tests/unit/%.c tests/t.h $(CORPUS_HDRS) $(WIRE_HDRS) $(UNIT_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(TESTCFLAGS) $< -o $@ $(B)/libmpa-asan.a
+	$(CC) $(TESTCFLAGS) $(CORPUS_CFLAGS) $(WIRE_CFLAGS) $< -o $@ $(UNIT_LIBS)
 
 $(B)/mpa-decode: tools/mpa-decode.c $(B)/libmpa.a
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $< -o $@ $(B)/libmpa.a
@@ -87,12 +92,13 @@ bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B
 	@sh scripts/bench-peer.sh
 	@sh scripts/bench-conform.sh
 
-$(B)/mpa-bench: bench/mpa-bench.c bench/pcap-write.h tests/scen.h $(B)/libmpa.a
-	$(CC) $(CSTD) $(WARN) -O2 -g -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a
+$(B)/mpa-bench: bench/mpa-bench.c $(CORPUS_HDRS) $(WIRE_HDRS) $(B)/libmpacorpus.a $(B)/libmpawire.a $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) -O2 -g -D_DEFAULT_SOURCE -Iinclude $(CORPUS_CFLAGS) $(WIRE_CFLAGS) $< -o $@ \
+	    $(B)/libmpacorpus.a $(B)/libmpawire.a $(B)/libmpa.a
 
 # Live capture: mpa-audit -i lo on scenarios played over real sockets.
-$(B)/mpa-replay: tests/audit/replay.c tests/scen.h tests/scenarios.h $(B)/libmpa.a
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a
+$(B)/mpa-replay: tests/audit/replay.c $(CORPUS_HDRS) $(B)/libmpacorpus.a $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $(CORPUS_CFLAGS) $< -o $@ $(B)/libmpacorpus.a $(B)/libmpa.a
 
 audit-live: $(B)/mpa-audit $(B)/mpa-replay $(B)/jsonids
 	@scripts/live-audit.sh
@@ -106,8 +112,8 @@ clean:
 # Demo streams and golden outputs (captures/demo).  `make demo-streams`
 # regenerates the inputs, `make golden` the expected outputs: review the
 # diff before committing either.
-$(B)/mpa-gen-demo: tools/mpa-gen-demo.c tests/scen.h $(B)/libmpa.a
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a
+$(B)/mpa-gen-demo: tools/mpa-gen-demo.c $(CORPUS_HDRS) $(B)/libmpacorpus.a $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $(CORPUS_CFLAGS) $< -o $@ $(B)/libmpacorpus.a $(B)/libmpa.a
 
 demo-streams: $(B)/mpa-gen-demo
 	$(B)/mpa-gen-demo captures/demo

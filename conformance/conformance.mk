@@ -49,8 +49,9 @@ $(B)/test/audit_%: tests/audit/%.c tests/t.h $(AUDIT_HDRS) $(B)/libaudit-asan.a 
 	@mkdir -p $(dir $@)
 	$(CC) $(AUDIT_TESTCFLAGS) $< -o $@ $(B)/libaudit-asan.a $(B)/libmpa-asan.a $(EXT_LIBS)
 
-$(B)/mpa-capgen: $(GEN_SRCS) $(GEN_HDRS) tests/scen.h tests/scenarios.h $(B)/libmpa.a
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests -Iconformance/gen $(GEN_SRCS) -o $@ $(B)/libmpa.a
+$(B)/mpa-capgen: $(GEN_SRCS) $(GEN_HDRS) $(WIRE_HDRS) $(CORPUS_HDRS) $(B)/libmpawire.a $(B)/libmpacorpus.a $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $(WIRE_CFLAGS) $(CORPUS_CFLAGS) -Iconformance/gen \
+	    $(GEN_SRCS) -o $@ $(B)/libmpawire.a $(B)/libmpacorpus.a $(B)/libmpa.a
 
 audit-unit: $(AUDIT_TEST_BINS)
 	@scripts/run-tests.sh $(AUDIT_TEST_BINS)
