@@ -25,6 +25,26 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
 TOOLS     := $(B)/mpa-decode $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids $(B)/mpa-replay
 
+# $(call c_library,NAME,DIR,FLAGS): the static library $(B)/libNAME.a of
+# DIR/*.c (compiled with FLAGS and -D_DEFAULT_SOURCE) and
+# $(B)/libNAME-asan.a, the same under ASan+UBSan for the tests; objects
+# in $(B)/DIR/ and $(B)/DIR-asan/, rebuilt when DIR/*.h or libmpa's
+# headers change.  Used with $(eval) by the libraries' .mk files.
+define c_library
+$(B)/$(2)/%.o: $(2)/%.c $(wildcard $(2)/*.h) $(LIB_HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CSTD) $$(WARN) $$(CFLAGS) -D_DEFAULT_SOURCE $(3) -c $$< -o $$@
+$(B)/$(2)-asan/%.o: $(2)/%.c $(wildcard $(2)/*.h) $(LIB_HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(TESTCFLAGS) $(3) -c $$< -o $$@
+$(B)/lib$(1).a: $(patsubst $(2)/%.c,$(B)/$(2)/%.o,$(wildcard $(2)/*.c))
+	@rm -f $$@
+	ar rcs $$@ $$^
+$(B)/lib$(1)-asan.a: $(patsubst $(2)/%.c,$(B)/$(2)-asan/%.o,$(wildcard $(2)/*.c))
+	@rm -f $$@
+	ar rcs $$@ $$^
+endef
+
 # The libraries under the programs (each .mk says what it builds).
 include wire/wire.mk
 include corpus/corpus.mk
