@@ -310,7 +310,7 @@ static void put_term(cs_scen *s, int dir, unsigned code)
  * one in segments), an RDMA Read, three small Sends packed in one
  * segment, then a few more Sends both ways and FINs.
  */
-static void sc_rich(cs_scen *s, int m0, int m1, int enh)
+static void build_rich(cs_scen *s, int m0, int m1, int enh)
 {
     unsigned msn0 = 1, msn1 = 1;
     if (enh) {
@@ -341,7 +341,7 @@ static void sc_rich(cs_scen *s, int m0, int m1, int enh)
 /* RFC 6581 peer-to-peer with one RTR type (0 Send, 1 RDMA Write, 2 RDMA
  * Read): the Request offers all three, the Reply only that one; the read
  * RTR is answered by a zero-length Read Response. */
-static void sc_rtr(cs_scen *s, int type)
+static void build_rtr(cs_scen *s, int type)
 {
     unsigned msn0 = 1;
     cs_start_enh(s, cs_enh(cs_req(1, 1), 1, 1, 1, 1, 16, 16),
@@ -363,7 +363,7 @@ static void sc_rtr(cs_scen *s, int type)
  * is not shown).  5, 6, 7 are enhanced-establishment codes: the
  * Initiator sends them instead of its RTR; 7 where Request and Reply
  * offer no common RTR type, 5 followed by a reset. */
-static void sc_term(cs_scen *s, unsigned code)
+static void build_term(cs_scen *s, unsigned code)
 {
     if (code >= 5) {
         mpa_frame_enc q = code == 7 ? cs_enh(cs_req(1, 1), 1, 1, 0, 0, 16, 16) /* Send only */
@@ -389,7 +389,7 @@ static void sc_term(cs_scen *s, unsigned code)
  * sizes; lose the 4th Send of the Initiator and, with markers, the 5th
  * of the Responder.  Enough follows each hole for a marker (or, without
  * markers, an FPDU whose CRC checks) to lock on again. */
-static void sc_loss(cs_scen *s, int markers)
+static void build_loss(cs_scen *s, int markers)
 {
     cs_start_plain(s, markers, markers);
     for (unsigned i = 0; i < 10; i++) {
@@ -405,7 +405,7 @@ static void sc_loss(cs_scen *s, int markers)
 
 /* Twelve Sends each way; the capture starts at the 5th data segment
  * (the 3rd Send of the Initiator): no startup, no SYNs. */
-static void sc_mid(cs_scen *s, int markers)
+static void build_mid(cs_scen *s, int markers)
 {
     cs_start_plain(s, markers, markers);
     for (unsigned i = 0; i < 12; i++) {
@@ -428,7 +428,7 @@ static void sc_mid(cs_scen *s, int markers)
 /* Markers off, CRC on; small FPDUs that a 160-octet snap length keeps
  * whole around two large ones it cuts. */
 #define SNAPLEN_SMALL 160u
-static void sc_snap(cs_scen *s)
+static void build_snap(cs_scen *s)
 {
     cs_start_plain(s, 0, 0);
     put_send(s, D0, 1, 40, 4096);
@@ -465,7 +465,7 @@ static void snap_view(cs_scen *v, const cs_scen *s, size_t keep)
 
 /* A plain HTTP/1.1 exchange (not MPA), as the octets two TCP endpoints
  * send. */
-static void sc_http(cs_scen *s)
+static void build_http(cs_scen *s)
 {
     static const char req[] = "GET /index.html HTTP/1.1\r\nHost: www.example.com\r\n"
                               "User-Agent: mpa-capgen\r\nAccept: */*\r\n\r\n";
@@ -535,21 +535,21 @@ static void gen_clean(void)
     cs_scen s;
 
     cs_init(&s);
-    sc_rich(&s, 1, 1, 0);
+    build_rich(&s, 1, 1, 0);
     one("clean-markers-both.pcap", CAPW_PCAP, &np, &s, "",
         "clean RFC 5044 connection, markers and CRC both ways: Sends, RDMA Writes, a Read, packed FPDUs",
         NULL);
     cs_free(&s);
 
     cs_init(&s);
-    sc_rich(&s, 1, 0, 0);
+    build_rich(&s, 1, 0, 0);
     one("clean-markers-i2r.pcap", CAPW_PCAP, &np, &s, "",
         "clean RFC 5044 connection, markers Initiator->Responder only (M=1 in the Reply only), CRC on",
         NULL);
     cs_free(&s);
 
     cs_init(&s);
-    sc_rich(&s, 1, 1, 1);
+    build_rich(&s, 1, 1, 1);
     one("clean-enh-rich.pcap", CAPW_PCAP, &np, &s, "",
         "clean RFC 6581 peer-to-peer connection (write RTR), markers and CRC both ways, mixed traffic",
         NULL);
@@ -564,7 +564,7 @@ static void gen_clean(void)
                  "Initiator sends it%s",
                  rtr_name[t], t == 2 ? " (answered by a zero-length Read Response)" : "");
         cs_init(&s);
-        sc_rtr(&s, t);
+        build_rtr(&s, t);
         one(file, CAPW_PCAP, &np, &s, "", desc, NULL);
         cs_free(&s);
     }
@@ -576,7 +576,7 @@ static void gen_clean(void)
     uint64_t t = T0_NS;
     for (unsigned k = 0; k < 7; k++) {
         cs_init(&ts[k]);
-        sc_term(&ts[k], k + 1);
+        build_term(&ts[k], k + 1);
         conv_scen(&tc[k], &np, &ts[k], (uint16_t)(40101 + k), SERVER_PORT, NULL);
         t = conv_times(&tc[k], t, STEP_NS) + 1000000u;
         cs[k] = &tc[k];
@@ -599,7 +599,7 @@ static void gen_clean(void)
      * from the start of FPDU mode), so the rich connection is reused with
      * ISNs a few hundred octets below 2^32. */
     cs_init(&s);
-    sc_rich(&s, 1, 1, 1);
+    build_rich(&s, 1, 1, 1);
     {
         conv c;
         uint32_t isn[2] = {0xFFFFFE80u, 0xFFFFFD00u};
@@ -623,7 +623,7 @@ static void gen_loss_mid(void)
     cs_scen s;
 
     cs_init(&s);
-    sc_loss(&s, 1);
+    build_loss(&s, 1);
     one("loss-markers.pcap", CAPW_PCAP, &np, &s, "MPA-CAP-HOLE MPA-CAP-RESYNC",
         "clean connection, markers and CRC both ways; one segment of each direction was not captured "
         "(its peer still ACKs it): decoding resumes at the next marker",
@@ -631,7 +631,7 @@ static void gen_loss_mid(void)
     cs_free(&s);
 
     cs_init(&s);
-    sc_loss(&s, 0);
+    build_loss(&s, 0);
     one("loss-nomarkers.pcap", CAPW_PCAP, &np, &s, "MPA-CAP-HOLE MPA-CAP-RESYNC",
         "clean connection, CRC on, no markers; one Initiator segment was not captured: decoding resumes "
         "where ULPDU_Length, pad and CRC line up",
@@ -642,7 +642,7 @@ static void gen_loss_mid(void)
     snprintf(opts, sizeof opts, "--port %u", MIDSTREAM_PORT);
     for (int m = 1; m >= 0; m--) {
         cs_init(&s);
-        sc_mid(&s, m);
+        build_mid(&s, m);
         conv c;
         conv_scen(&c, &np, &s, 40003, MIDSTREAM_PORT, NULL);
         const char *file = m ? "midstream-markers.pcap" : "midstream-nomarkers.pcap";
@@ -667,7 +667,7 @@ static void gen_variants(void)
     conv c;
 
     cs_init(&s);
-    sc_rich(&s, 1, 1, 1);
+    build_rich(&s, 1, 1, 1);
 
     conv_scen(&c, &np, &s, 40004, SERVER_PORT, NULL);
     if (conv_reorder(&c, D0, 2) == 0 && write_one("reorder.pcapng", CAPW_PCAPNG, &c) == 0) {
@@ -709,7 +709,7 @@ static void flavour(const char *file, capw_format fmt, netpath *np, int m0, int 
 {
     cs_scen s;
     cs_init(&s);
-    sc_rich(&s, m0, m1, enh);
+    build_rich(&s, m0, m1, enh);
     conv c;
     conv_scen(&c, np, &s, 40010, SERVER_PORT, NULL);
     if (frag) {
@@ -807,7 +807,7 @@ static void gen_reuse_mixed(void)
     netpath np = path_eth(4, 10, 20);
     cs_scen a, b;
     cs_init(&a);
-    sc_rich(&a, 1, 1, 1);
+    build_rich(&a, 1, 1, 1);
     cs_init(&b);
     cs_case_build("crc-bad", &b);
     conv ca, cb;
@@ -837,9 +837,9 @@ static void gen_reuse_mixed(void)
     netpath pm = path_eth(4, 10, 20), ph = path_eth(4, 11, 80), pd = path_eth(4, 10, 53);
     cs_scen m, h;
     cs_init(&m);
-    sc_rich(&m, 1, 1, 1);
+    build_rich(&m, 1, 1, 1);
     cs_init(&h);
-    sc_http(&h);
+    build_http(&h);
     conv cm, chh, cn;
     conv_scen(&cm, &pm, &m, 49700, MIXED_PORT, NULL);
     {
@@ -912,7 +912,7 @@ static void gen_reuse_mixed(void)
  *   .50  takes the Request and closes without replying (it should reply
  *        R=1).
  */
-static void sc_demo_crc(cs_scen *s)
+static void build_demo_crc(cs_scen *s)
 {
     cs_start_plain(s, 1, 1);
     put_send(s, D0, 1, 256, 1024);
@@ -927,7 +927,7 @@ static void sc_demo_crc(cs_scen *s)
     cs_close_both(s);
 }
 
-static void sc_demo_enh_bad(cs_scen *s)
+static void build_demo_enh_bad(cs_scen *s)
 {
     cs_start_enh(s, cs_enh(cs_req(1, 1), 1, 1, 1, 1, 8, 8), cs_enh(cs_rep(1, 1), 0, 0, 0, 0, 16, 32));
     put_send(s, D0, 1, 128, 1024);
@@ -935,7 +935,7 @@ static void sc_demo_enh_bad(cs_scen *s)
     cs_close_both(s);
 }
 
-static void sc_demo_silent(cs_scen *s)
+static void build_demo_silent(cs_scen *s)
 {
     mpa_frame_enc q = cs_req(1, 1);
     cs_frame(s, D0, &q);
@@ -945,7 +945,7 @@ static void sc_demo_silent(cs_scen *s)
 
 static void gen_demo(void)
 {
-    static void (*const build[4])(cs_scen *) = {NULL, sc_demo_crc, sc_demo_enh_bad, sc_demo_silent};
+    static void (*const build[4])(cs_scen *) = {NULL, build_demo_crc, build_demo_enh_bad, build_demo_silent};
     netpath np[4];
     cs_scen sc[4];
     conv cv[4];
@@ -954,7 +954,7 @@ static void gen_demo(void)
         np[i] = path_eth(4, 10, 20 + 10 * (unsigned)i);
         cs_init(&sc[i]);
         if (i == 0)
-            sc_rich(&sc[0], 1, 1, 1);
+            build_rich(&sc[0], 1, 1, 1);
         else
             build[i](&sc[i]);
         conv_scen(&cv[i], &np[i], &sc[i], (uint16_t)(41000 + i), SERVER_PORT, NULL);
@@ -1073,7 +1073,7 @@ static void gen_bad(void)
 
     /* Small snap length: the large segments lose their tail. */
     cs_init(&s);
-    sc_snap(&s);
+    build_snap(&s);
     conv_scen(&c, &np, &s, 40032, SERVER_PORT, NULL);
     conv_times(&c, T0_NS, STEP_NS);
     conv *cs[1] = {&c};
