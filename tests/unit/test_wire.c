@@ -20,6 +20,14 @@
 
 static char g_dir[] = "/tmp/test_wire.XXXXXX";
 
+/* g_dir/name (a static buffer). */
+static const char *tmp_path(const char *name)
+{
+    static char p[64];
+    snprintf(p, sizeof p, "%s/%s", g_dir, name);
+    return p;
+}
+
 /* The file at path, whole; *len its size.  The caller frees it. */
 static uint8_t *slurp(const char *path, size_t *len)
 {
@@ -114,8 +122,7 @@ static void test_csum(void)
 
 static void test_pcap(void)
 {
-    char path[64];
-    snprintf(path, sizeof path, "%s/a.pcap", g_dir);
+    const char *path = tmp_path("a.pcap");
     capw w;
     T_EQ(capw_open(&w, path, CAPW_PCAP, LINK_ETHERNET, 40, NULL), 0);
     uint8_t *p = capw_begin(&w, 100);
@@ -162,8 +169,7 @@ static void test_pcap(void)
 
 static void test_pcapng(void)
 {
-    char path[64];
-    snprintf(path, sizeof path, "%s/b.pcapng", g_dir);
+    const char *path = tmp_path("b.pcapng");
     capw w;
     T_EQ(capw_open(&w, path, CAPW_PCAPNG, LINK_RAW, 0, "eth9"), 0);
     uint8_t *p = capw_begin(&w, 5);
@@ -233,14 +239,19 @@ static uint16_t tcp4_check(const uint8_t *ip, const uint8_t *t, size_t tcplen)
     return csum_fold(csum_add(csum_add(0, ph, sizeof ph), t, tcplen));
 }
 
+/* A classic pcap g_dir/name of link type link, and a path on that link
+ * between hosts 10 and 20 of family. */
+static void open_path(capw *w, netpath *np, const char *name, int link, int family)
+{
+    T_EQ(capw_open(w, tmp_path(name), CAPW_PCAP, link, 0, NULL), 0);
+    net_path_init(np, link, family, 10, 20);
+}
+
 static void test_net_tcp4(void)
 {
-    char path[64];
-    snprintf(path, sizeof path, "%s/c.pcap", g_dir);
     capw w;
-    T_EQ(capw_open(&w, path, CAPW_PCAP, LINK_ETHERNET, 0, NULL), 0);
     netpath np;
-    net_path_init(&np, LINK_ETHERNET, 4, 10, 20);
+    open_path(&w, &np, "c.pcap", LINK_ETHERNET, 4);
     np.nvlan = 1;
     np.vlan_tpid[0] = 0x8100;
     np.vlan_id[0] = 100;
@@ -254,7 +265,7 @@ static void test_net_tcp4(void)
     T_EQ(capw_close(&w), 0);
 
     size_t n = 0;
-    uint8_t *b = slurp(path, &n);
+    uint8_t *b = slurp(tmp_path("c.pcap"), &n);
     const uint8_t *f = b + 24 + 16; /* the SYN's frame */
     size_t caplen = get_le32(b + 24 + 8);
     T_EQ(caplen, 14 + 4 + 20 + 28);
@@ -302,12 +313,9 @@ static void test_net_tcp4(void)
  * identification agree. */
 static void test_net_frag6(void)
 {
-    char path[64];
-    snprintf(path, sizeof path, "%s/d.pcap", g_dir);
     capw w;
-    T_EQ(capw_open(&w, path, CAPW_PCAP, LINK_RAW, 0, NULL), 0);
     netpath np;
-    net_path_init(&np, LINK_RAW, 6, 1, 2);
+    open_path(&w, &np, "d.pcap", LINK_RAW, 6);
     np.v6_ext = 1;
     static uint8_t data[1000];
     memset(data, 0x5A, sizeof data);
@@ -317,7 +325,7 @@ static void test_net_frag6(void)
     /* 16 (Destination Options) + 20 (TCP) + 1000 octets in pieces of 296. */
     T_EQ(nfr, 4);
     size_t n = 0;
-    uint8_t *b = slurp(path, &n);
+    uint8_t *b = slurp(tmp_path("d.pcap"), &n);
     size_t off = 24, covered = 0;
     uint32_t id = 0;
     for (unsigned k = 0; k < nfr && off + 16 <= n; k++) {
@@ -356,11 +364,8 @@ int main(void)
     test_net_tcp4();
     test_net_frag6();
     const char *files[] = {"a.pcap", "b.pcapng", "c.pcap", "d.pcap"};
-    char path[64];
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", g_dir, files[i]);
-        unlink(path);
-    }
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        unlink(tmp_path(files[i]));
     rmdir(g_dir);
     return t_done();
 }
