@@ -25,6 +25,31 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
 TOOLS     := $(B)/mpa-decode $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids $(B)/mpa-replay
 
+# $(call c_library,NAME,DIR,FLAGS): the static library $(B)/libNAME.a of
+# DIR/*.c (compiled with FLAGS and -D_DEFAULT_SOURCE) and
+# $(B)/libNAME-asan.a, the same under ASan+UBSan for the tests; objects
+# in $(B)/DIR/ and $(B)/DIR-asan/, rebuilt when DIR/*.h or libmpa's
+# headers change.  Used with $(eval) by the libraries' .mk files.
+define c_library
+$(B)/$(2)/%.o: $(2)/%.c $(wildcard $(2)/*.h) $(LIB_HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CSTD) $$(WARN) $$(CFLAGS) -D_DEFAULT_SOURCE $(3) -c $$< -o $$@
+$(B)/$(2)-asan/%.o: $(2)/%.c $(wildcard $(2)/*.h) $(LIB_HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(TESTCFLAGS) $(3) -c $$< -o $$@
+$(B)/lib$(1).a: $(patsubst $(2)/%.c,$(B)/$(2)/%.o,$(wildcard $(2)/*.c))
+	@rm -f $$@
+	ar rcs $$@ $$^
+$(B)/lib$(1)-asan.a: $(patsubst $(2)/%.c,$(B)/$(2)-asan/%.o,$(wildcard $(2)/*.c))
+	@rm -f $$@
+	ar rcs $$@ $$^
+endef
+
+# The libraries under the programs (each .mk says what it builds).
+include wire/wire.mk
+include corpus/corpus.mk
+include capture/capture.mk
+
 .PHONY: all lib test unit capture-unit audit-golden golden-audit audit-live fuzz-smoke fuzz bench clean deps demo
 all: lib $(TOOLS) plugin $(B)/mpa-inject $(B)/mpa-peer $(B)/mpa-conform
 lib: $(B)/libmpa.a $(B)/libmpa.so
@@ -48,9 +73,10 @@ $(B)/libmpa-asan.a: $(ASAN_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/test/%: tests/unit/%.c tests/t.h tests/testlib.h tests/scen.h tests/scenarios.h $(B)/libmpa-asan.a
+UNIT_LIBS := $(B)/libmpacorpus-asan.a $(B)/libmpawire-asan.a $(B)/libmpa-asan.a
+$(B)/test/%: tests/unit/%.c tests/t.h $(CORPUS_HDRS) $(WIRE_HDRS) $(UNIT_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(TESTCFLAGS) $< -o $@ $(B)/libmpa-asan.a
+	$(CC) $(TESTCFLAGS) $(CORPUS_CFLAGS) $(WIRE_CFLAGS) $< -o $@ $(UNIT_LIBS)
 
 $(B)/mpa-decode: tools/mpa-decode.c $(B)/libmpa.a
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $< -o $@ $(B)/libmpa.a
@@ -58,7 +84,6 @@ $(B)/mpa-decode: tools/mpa-decode.c $(B)/libmpa.a
 unit: $(UNIT_BINS)
 	@scripts/run-tests.sh $(UNIT_BINS)
 
-include capture/capture.mk
 include conformance/conformance.mk
 include dissector/dissector.mk
 include injector/injector.mk
@@ -88,12 +113,13 @@ bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B
 	@sh scripts/bench-peer.sh
 	@sh scripts/bench-conform.sh
 
-$(B)/mpa-bench: bench/mpa-bench.c bench/pcap-write.h tests/scen.h $(B)/libmpa.a
-	$(CC) $(CSTD) $(WARN) -O2 -g -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a
+$(B)/mpa-bench: bench/mpa-bench.c $(CORPUS_HDRS) $(WIRE_HDRS) $(B)/libmpacorpus.a $(B)/libmpawire.a $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) -O2 -g -D_DEFAULT_SOURCE -Iinclude $(CORPUS_CFLAGS) $(WIRE_CFLAGS) $< -o $@ \
+	    $(B)/libmpacorpus.a $(B)/libmpawire.a $(B)/libmpa.a
 
 # Live capture: mpa-audit -i lo on scenarios played over real sockets.
-$(B)/mpa-replay: tests/audit/replay.c tests/scen.h tests/scenarios.h $(B)/libmpa.a
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a
+$(B)/mpa-replay: tests/audit/replay.c $(CORPUS_HDRS) $(B)/libmpacorpus.a $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $(CORPUS_CFLAGS) $< -o $@ $(B)/libmpacorpus.a $(B)/libmpa.a
 
 audit-live: $(B)/mpa-audit $(B)/mpa-replay $(B)/jsonids
 	@scripts/live-audit.sh
@@ -107,8 +133,8 @@ clean:
 # Demo streams and golden outputs (captures/demo).  `make demo-streams`
 # regenerates the inputs, `make golden` the expected outputs: review the
 # diff before committing either.
-$(B)/mpa-gen-demo: tools/mpa-gen-demo.c tests/scen.h $(B)/libmpa.a
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a
+$(B)/mpa-gen-demo: tools/mpa-gen-demo.c $(CORPUS_HDRS) $(B)/libmpacorpus.a $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $(CORPUS_CFLAGS) $< -o $@ $(B)/libmpacorpus.a $(B)/libmpa.a
 
 demo-streams: $(B)/mpa-gen-demo
 	$(B)/mpa-gen-demo captures/demo

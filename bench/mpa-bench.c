@@ -29,8 +29,11 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "pcap-write.h"
-#include "scen.h" /* ULPDU builders (ul_*) and startup frame helpers (sc_req/sc_rep/sc_enh) */
+#include "capw.h"   /* the pcap writer */
+#include "corpus.h" /* ULPDU builders (cs_ul_*), startup frames (cs_req/cs_rep/cs_enh) */
+#include "mpa/crc32c.h"
+#include "mpa/describe.h"
+#include "net.h"    /* Ethernet/IPv4/TCP packets */
 
 /* ---- timing --------------------------------------------------------- */
 
@@ -202,19 +205,12 @@ typedef struct conn {
 
 static uint32_t rnd(conn_t *c, uint32_t n)
 {
-    return (uint32_t)(sc_rng(&c->rng) % n);
+    return (uint32_t)(cs_rng(&c->rng) % n);
 }
 
 static void push_seg(conn_t *c, int dir, size_t off, size_t len)
 {
-    if (c->nseg == c->capseg) {
-        c->capseg = c->capseg ? c->capseg * 2 : 65536;
-        c->seg = realloc(c->seg, c->capseg * sizeof *c->seg);
-        if (!c->seg) {
-            perror("realloc");
-            exit(2);
-        }
-    }
+    c->seg = cs_grow(c->seg, &c->capseg, c->nseg + 1, 65536, sizeof *c->seg);
     c->seg[c->nseg].off = (uint32_t)off;
     c->seg[c->nseg].len = (uint16_t)len;
     c->seg[c->nseg].dir = (uint8_t)dir;
@@ -282,19 +278,19 @@ static void make_pend(conn_t *c, int dir)
             s->cur_left = (1 + rnd(c, 32)) * 2048u; /* 2 KiB .. 64 KiB */
             c->n_write++;
         } else if (r < 85 || s->reads_out >= ORD_MAX) {
-            s->pend_len = ul_send(s->pend, sizeof s->pend, ++s->send_msn, 64 + rnd(c, 193));
+            s->pend_len = cs_ul_send(s->pend, sizeof s->pend, ++s->send_msn, 64 + rnd(c, 193));
             s->pend_small = s->pend_last = 1;
             s->has_pend = 1;
             c->n_send++;
             return;
         } else {
-            mpa_ddp d = ul_untagged(MPA_RDMAP_READ_REQUEST, MPA_QN_READ_REQUEST, ++s->rreq_msn);
+            mpa_ddp d = cs_ul_untagged(MPA_RDMAP_READ_REQUEST, MPA_QN_READ_REQUEST, ++s->rreq_msn);
             d.u.rreq.sink_stag = 0x00cd0000u | rnd(c, 0x10000);
             d.u.rreq.sink_to = 0x7f5b00000000ull + (uint64_t)rnd(c, 1u << 20) * 4096u;
             d.u.rreq.size = (1 + rnd(c, 32)) * 2048u;
             d.u.rreq.src_stag = 0x00ef0000u | rnd(c, 0x10000);
             d.u.rreq.src_to = 0x7f6c00000000ull + (uint64_t)rnd(c, 1u << 20) * 4096u;
-            s->pend_len = ul_build(&d, 0, s->pend, sizeof s->pend);
+            s->pend_len = cs_ul_build(&d, 0, s->pend, sizeof s->pend);
             s->pend_rr.stag = d.u.rreq.sink_stag;
             s->pend_rr.to = d.u.rreq.sink_to;
             s->pend_rr.size = d.u.rreq.size;
@@ -308,10 +304,10 @@ static void make_pend(conn_t *c, int dir)
     /* next DDP segment of the tagged message: as large as MULPDU allows */
     uint32_t room = s->mulpdu - MPA_DDP_TAGGED_HDR_LEN;
     uint32_t pay = s->cur_left < room ? s->cur_left : room;
-    mpa_ddp d = ul_tagged(s->cur == 1 ? MPA_RDMAP_RDMA_WRITE : MPA_RDMAP_READ_RESPONSE, s->cur_stag,
+    mpa_ddp d = cs_ul_tagged(s->cur == 1 ? MPA_RDMAP_RDMA_WRITE : MPA_RDMAP_READ_RESPONSE, s->cur_stag,
                           s->cur_to);
     d.hdr.last = pay == s->cur_left;
-    s->pend_len = ul_build(&d, pay, s->pend, sizeof s->pend);
+    s->pend_len = cs_ul_build(&d, pay, s->pend, sizeof s->pend);
     s->pend_last = d.hdr.last;
     s->cur_to += pay;
     s->cur_left -= pay;
@@ -381,8 +377,8 @@ static void build_conn(conn_t *c, const char *name, int markers, int crc)
 
     /* RFC 6581 enhanced startup: P2P with every RTR type offered; the
      * Responder picks the zero-length RDMA Write. */
-    mpa_frame_enc q = sc_enh(sc_req(markers, crc), 1, 1, 1, 1, 16, 16);
-    mpa_frame_enc p = sc_enh(sc_rep(markers, crc), 1, 0, 1, 0, 16, 16);
+    mpa_frame_enc q = cs_enh(cs_req(markers, crc), 1, 1, 1, 1, 16, 16);
+    mpa_frame_enc p = cs_enh(cs_rep(markers, crc), 1, 0, 1, 0, 16, 16);
     uint8_t fr[64];
     size_t w = 0;
     if (mpa_frame_encode(&q, fr, sizeof fr, &w) != MPA_OK) {
@@ -400,7 +396,7 @@ static void build_conn(conn_t *c, const char *name, int markers, int crc)
 
     /* the RTR: the Initiator's first FPDU */
     uint8_t ul[64];
-    size_t n = ul_write(ul, sizeof ul, 0, 0, 0);
+    size_t n = cs_ul_write(ul, sizeof ul, 0, 0, 0);
     size_t at = c->len;
     push_seg(c, 0, at, put_fpdu(c, 0, ul, n));
 
@@ -589,71 +585,65 @@ static void describe_conn(const conn_t *c)
 
 static int write_pcap(const conn_t *c, const char *path, uint64_t *frames, uint64_t *bytes)
 {
-    pcapw w;
-    if (pcapw_open(&w, path) != 0) {
+    capw w;
+    if (capw_open(&w, path, CAPW_PCAP, LINK_ETHERNET, 65535, NULL) != 0) {
         perror(path);
         return -1;
     }
-    pcapw_pkt k[2];
-    memset(k, 0, sizeof k);
-    static const uint8_t mac0[6] = {0x02, 0x00, 0x5e, 0x10, 0x00, 0x01};
-    static const uint8_t mac1[6] = {0x02, 0x00, 0x5e, 0x10, 0x00, 0x02};
-    memcpy(k[0].src_mac, mac0, 6);
-    memcpy(k[0].dst_mac, mac1, 6);
-    memcpy(k[1].src_mac, mac1, 6);
-    memcpy(k[1].dst_mac, mac0, 6);
-    k[0].src_ip = k[1].dst_ip = 0x0a000001u; /* 10.0.0.1: Initiator */
-    k[1].src_ip = k[0].dst_ip = 0x0a000002u; /* 10.0.0.2: Responder */
-    k[0].src_port = k[1].dst_port = 49152;
-    k[1].src_port = k[0].dst_port = 4791;
-    k[0].win = k[1].win = 65535;
-    k[0].ip_id = 0x1000;
-    k[1].ip_id = 0x8000;
+    /* 02:00:5e:10:00:01 10.0.0.1 port 49152 (Initiator), 02:00:5e:10:00:02
+     * 10.0.0.2 port 4791 (Responder); IP identifications from 0x1000 and
+     * 0x8000. */
+    netpath np;
+    net_path_init(&np, LINK_ETHERNET, 4, 1, 2);
+    static const uint8_t mac[2][6] = {{0x02, 0x00, 0x5e, 0x10, 0x00, 0x01}, {0x02, 0x00, 0x5e, 0x10, 0x00, 0x02}};
+    static const uint8_t addr[2][4] = {{10, 0, 0, 1}, {10, 0, 0, 2}};
+    static const uint16_t port[2] = {49152, 4791};
+    memcpy(np.mac, mac, sizeof mac);
+    for (int d = 0; d < 2; d++)
+        memcpy(np.addr[d], addr[d], 4);
+    np.ip_id[0] = 0x1000;
+    np.ip_id[1] = 0x8000;
     uint64_t ts = 1700000000ull * 1000000000ull;
     uint32_t nxt[2] = {c->isn[0], c->isn[1]}; /* next sequence number to send */
     uint32_t acked[2] = {c->isn[0], c->isn[1]}; /* highest ACK the peer has sent for dir */
+    uint16_t mss = EMSS;
 
 #define SEND(d, fl, sq, ak, p, n)                                                                     \
     do {                                                                                              \
-        k[d].ts_ns = ts;                                                                              \
-        k[d].flags = (uint8_t)(fl);                                                                   \
-        k[d].seq = (sq);                                                                              \
-        k[d].ack = (ak);                                                                              \
-        pcapw_tcp(&w, &k[d], (p), (n));                                                               \
-        k[d].ip_id++;                                                                                 \
+        tcpseg t = {port[d], port[!(d)], (sq), (ak), (uint8_t)(fl), 65535, mss, -1};                  \
+        net_tcp(&w, &np, (d), ts, &t, (p), (n), 0, 0, NULL);                                          \
         ts += 300 + ((uint64_t)(n) + 78) * 8 / 10; /* a 10 Gb/s link and a little host time */       \
     } while (0)
 
     /* 3-way handshake (SYNs carry MSS 1460) */
-    k[0].mss = k[1].mss = EMSS;
-    SEND(0, PCAPW_SYN, c->isn[0] - 1, 0, NULL, 0);
+    SEND(0, TCP_SYN, c->isn[0] - 1, 0, NULL, 0);
     ts += 20000;
-    SEND(1, PCAPW_SYN | PCAPW_ACK, c->isn[1] - 1, c->isn[0], NULL, 0);
+    SEND(1, TCP_SYN | TCP_ACK, c->isn[1] - 1, c->isn[0], NULL, 0);
     ts += 20000;
-    k[0].mss = k[1].mss = 0;
-    SEND(0, PCAPW_ACK, c->isn[0], c->isn[1], NULL, 0);
+    mss = 0;
+    SEND(0, TCP_ACK, c->isn[0], c->isn[1], NULL, 0);
 
     for (size_t i = 0; i < c->nseg; i++) {
         const seg_t *s = &c->seg[i];
         int d = s->dir;
         /* every segment acknowledges all the peer sent so far */
-        SEND(d, PCAPW_ACK | PCAPW_PSH, nxt[d], nxt[!d], c->buf + s->off, s->len);
+        SEND(d, TCP_ACK | TCP_PSH, nxt[d], nxt[!d], c->buf + s->off, s->len);
         acked[!d] = nxt[!d];
         nxt[d] += s->len;
         /* the receiver ACKs at least every second full segment */
         if (nxt[d] - acked[d] >= 2 * SEG_MAX) {
-            SEND(!d, PCAPW_ACK, nxt[!d], nxt[d], NULL, 0);
+            SEND(!d, TCP_ACK, nxt[!d], nxt[d], NULL, 0);
             acked[d] = nxt[d];
         }
     }
     /* orderly close: the Initiator first */
-    SEND(0, PCAPW_FIN | PCAPW_ACK, nxt[0], nxt[1], NULL, 0);
-    SEND(1, PCAPW_FIN | PCAPW_ACK, nxt[1], nxt[0] + 1, NULL, 0);
-    SEND(0, PCAPW_ACK, nxt[0] + 1, nxt[1] + 1, NULL, 0);
+    SEND(0, TCP_FIN | TCP_ACK, nxt[0], nxt[1], NULL, 0);
+    SEND(1, TCP_FIN | TCP_ACK, nxt[1], nxt[0] + 1, NULL, 0);
+    SEND(0, TCP_ACK, nxt[0] + 1, nxt[1] + 1, NULL, 0);
 #undef SEND
-    *frames = w.frames;
-    *bytes = w.bytes + 24;
-    if (pcapw_close(&w) != 0) {
+    *frames = w.packets;
+    *bytes = w.bytes;
+    if (capw_close(&w) != 0) {
         fprintf(stderr, "mpa-bench: writing %s failed\n", path);
         return -1;
     }

@@ -33,8 +33,9 @@ $(B)/libaudit.a: $(AUDIT_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/mpa-capgen: $(GEN_SRCS) $(GEN_HDRS) tests/scen.h tests/scenarios.h $(B)/libmpa.a
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests -Iconformance/gen $(GEN_SRCS) -o $@ $(B)/libmpa.a
+$(B)/mpa-capgen: $(GEN_SRCS) $(GEN_HDRS) $(WIRE_HDRS) $(CORPUS_HDRS) $(B)/libmpawire.a $(B)/libmpacorpus.a $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $(WIRE_CFLAGS) $(CORPUS_CFLAGS) -Iconformance/gen \
+	    $(GEN_SRCS) -o $@ $(B)/libmpawire.a $(B)/libmpacorpus.a $(B)/libmpa.a
 
 $(B)/mpa-audit: conformance/mpa-audit.c $(AUDIT_HDRS) $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpa.a
 	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpa.a $(EXT_LIBS)

@@ -10,11 +10,11 @@ PEER_SRCS := $(sort $(wildcard injector/peer/*.c))
 PEER_HDRS := $(wildcard injector/peer/*.h)
 INJ_SRCS := $(sort $(wildcard injector/inject/*.c))
 INJ_HDRS := $(wildcard injector/inject/*.h)
-INJ_GEN  := conformance/gen/capw.c conformance/gen/net.c
+INJ_GEN  := $(B)/libmpawire.a
 NET_LIBS := $(shell pkg-config --libs libnet 2>/dev/null || echo -lnet)
 INJ_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Iinjector/peer -Iinjector/inject \
-              -Iconformance/gen $(EXT_CFLAGS)
-INJ_TESTCFLAGS := -Iinjector/inject $(TESTCFLAGS) -Iconformance/gen $(EXT_CFLAGS)
+              $(WIRE_CFLAGS) $(EXT_CFLAGS)
+INJ_TESTCFLAGS := -Iinjector/inject $(TESTCFLAGS) $(WIRE_CFLAGS) $(EXT_CFLAGS)
 
 $(B)/mpa-peer: $(PEER_SRCS) $(PEER_HDRS) $(B)/libmpa.a
 	$(CC) $(INJ_CFLAGS) $(PEER_SRCS) -o $@ $(B)/libmpa.a
@@ -68,7 +68,7 @@ $(B)/test/inject/test_utcp: tests/inject/test_utcp.c injector/inject/utcp.c inje
 
 $(B)/test/inject/test_raw: tests/inject/test_raw.c $(RAW_TEST_SRCS) $(INJ_HDRS) tests/t.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TESTCFLAGS) -Iinjector/inject -Iconformance/gen $(EXT_CFLAGS) $< $(RAW_TEST_SRCS) -o $@ \
+	$(CC) $(TESTCFLAGS) -Iinjector/inject $(WIRE_CFLAGS) $(EXT_CFLAGS) $< $(RAW_TEST_SRCS) -o $@ \
 	    $(EXT_LIBS) $(NET_LIBS)
 
 .PHONY: utcp-test raw-test

@@ -1,8 +1,8 @@
 #!/bin/sh
 # mpa-audit on live traffic: `mpa-audit -i lo` while mpa-replay plays
-# scenarios of tests/scenarios.h over real TCP connections on the loopback
-# interface.  Each run is bounded in time (timeout) and leaves nothing
-# behind.  Needs the capture privilege (root or CAP_NET_RAW): without it
+# scenarios of the corpus (corpus/cases.c) over real TCP connections on
+# the loopback interface.  Each run is bounded in time (timeout) and
+# leaves nothing behind.  Needs the capture privilege (root or CAP_NET_RAW): without it
 # the script says so and fails, unless MPA_LIVE_OPTIONAL=1.
 #   scripts/live-audit.sh
 set -u

@@ -36,7 +36,7 @@
  * tab, description).
  *
  * The large files stream through the capture writer (capw.h), the state
- * of their connections a few MiB at most; the small ones are scenarios (tests/scen.h) turned into
+ * of their connections a few MiB at most; the small ones are scenarios of the corpus (corpus.h) turned into
  * conversations (conv.h).  Fixed seeds: the same build writes the same
  * bytes.  FPDUs come from libmpa's encoders (RFC 5044 4: markers every
  * 512 octets of sequence space, CRC32C), DDP/RDMAP headers likewise
@@ -47,14 +47,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "capw.h"
 #include "conv.h"
+#include "corpus.h"
 #include "gen.h"
 #include "mpa/ddp.h"
 #include "mpa/fpdu.h"
 #include "mpa/frame.h"
 #include "net.h"
-#include "scen.h"
 
 #define T0_NS (1704067200ull * 1000000000ull) /* 2024-01-01T00:00:00Z */
 #define MSS 1460u
@@ -105,28 +106,6 @@ static void rnd_fill(uint64_t *s, uint8_t *p, size_t n)
     }
 }
 
-static void be16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static void le32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
 static const char *path_of(const char *file)
 {
     static char p[4096];
@@ -171,7 +150,7 @@ static void write_convs(const char *file, capw_format fmt, uint32_t snaplen, con
     fprintf(g_man, "%s\t%s\n", file, desc);
 }
 
-static void conv_of(conv *c, const netpath *np, const scen_t *s, uint16_t cport, uint16_t sport)
+static void conv_of(conv *c, const netpath *np, const cs_scen *s, uint16_t cport, uint16_t sport)
 {
     conv_opts o;
     memset(&o, 0, sizeof o);
@@ -272,10 +251,10 @@ static void gen_flood_mpa(void)
         net_tcp(&w, &np, 1, ts + 8000, &rack, NULL, 0, 0, 0, NULL);
         ts += 10000;
     }
-    /* The clean connection after the flood (tests/scenarios.h). */
-    scen_t s;
-    sc_init(&s);
-    if (gen_scen_case("clean-markers", &s) != 0) {
+    /* The clean connection after the flood (the corpus' catalogue). */
+    cs_scen s;
+    cs_init(&s);
+    if (cs_case_build("clean-markers", &s) != 0) {
         fprintf(stderr, "mpa-capgen: no scenario clean-markers\n");
         exit(2);
     }
@@ -286,7 +265,7 @@ static void gen_flood_mpa(void)
     conv_times(&c, ts + 1000000, 10000);
     conv_write(&w, &c);
     conv_free(&c);
-    sc_free(&s);
+    cs_free(&s);
     close_file(&w, "flood-mpa.pcap",
                "30000 connections (198.18.0.0/15 to 192.0.2.20-23 ports 18515 and 445) that complete "
                "the handshake, send a correct MPA Request (M=1 C=1; every fourth RFC 6581) and fall "
@@ -298,7 +277,7 @@ static void gen_flood_mpa(void)
 
 static mpa_frame_enc frame(mpa_key_kind kind, int claim, const uint8_t *pd, size_t n)
 {
-    mpa_frame_enc f = sc_req(1, 1);
+    mpa_frame_enc f = cs_req(1, 1);
     f.kind = kind;
     f.pd = pd;
     f.pd_len = n;
@@ -311,9 +290,9 @@ static void gen_pdlen(void)
     static uint8_t junk[1u << 20];
     uint64_t rng = 0x70646c656e6c6965ull;
     rnd_fill(&rng, junk, sizeof junk);
-    scen_t s[4];
+    cs_scen s[4];
     for (int k = 0; k < 4; k++) {
-        sc_init(&s[k]);
+        cs_init(&s[k]);
         s[k].isn[0] = 0x10000000u * (uint32_t)(k + 1);
         s[k].isn[1] = 0x90000000u + 0x01000000u * (uint32_t)k;
     }
@@ -321,29 +300,29 @@ static void gen_pdlen(void)
     /* a: a Request claiming 65535 octets of private data, then 1 MiB of
      * junk in MSS-sized segments and FIN; the Responder closes too. */
     f = frame(MPA_KEY_REQ, 65535, NULL, 0);
-    sc_frame(&s[0], 0, &f);
+    cs_frame(&s[0], 0, &f);
     for (size_t at = 0; at < sizeof junk; at += MSS)
-        sc_raw(&s[0], 0, junk + at, sizeof junk - at < MSS ? sizeof junk - at : MSS);
-    sc_end(&s[0], 0, 0);
-    sc_end(&s[0], 1, 0);
+        cs_raw(&s[0], 0, junk + at, sizeof junk - at < MSS ? sizeof junk - at : MSS);
+    cs_end(&s[0], 0, 0);
+    cs_end(&s[0], 1, 0);
     /* b: a Request claiming 513 octets of private data, and sending them; the
      * Responder closes without replying. */
     f = frame(MPA_KEY_REQ, 513, junk, 513);
-    sc_frame(&s[1], 0, &f);
-    sc_end(&s[1], 1, 0);
-    sc_end(&s[1], 0, 0);
+    cs_frame(&s[1], 0, &f);
+    cs_end(&s[1], 1, 0);
+    cs_end(&s[1], 0, 0);
     /* c: a correct Request; the Reply claims 65535, 100 octets follow,
      * then the Responder resets. */
     f = frame(MPA_KEY_REQ, -1, NULL, 0);
-    sc_frame(&s[2], 0, &f);
+    cs_frame(&s[2], 0, &f);
     f = frame(MPA_KEY_REP, 65535, junk, 100);
-    sc_frame(&s[2], 1, &f);
-    sc_end(&s[2], 1, 1);
+    cs_frame(&s[2], 1, &f);
+    cs_end(&s[2], 1, 1);
     /* d: a Request saying 40 with 10 octets, then both close. */
     f = frame(MPA_KEY_REQ, 40, junk, 10);
-    sc_frame(&s[3], 0, &f);
-    sc_end(&s[3], 0, 0);
-    sc_end(&s[3], 1, 0);
+    cs_frame(&s[3], 0, &f);
+    cs_end(&s[3], 0, 0);
+    cs_end(&s[3], 1, 0);
 
     netpath np;
     net_path_init(&np, LINK_ETHERNET, 4, 10, 20);
@@ -362,7 +341,7 @@ static void gen_pdlen(void)
                 "saying 40 whose connection closes after 10");
     for (int k = 0; k < 4; k++) {
         conv_free(&c[k]);
-        sc_free(&s[k]);
+        cs_free(&s[k]);
     }
 }
 
@@ -371,22 +350,22 @@ static void gen_pdlen(void)
 static void gen_seq_jumps(void)
 {
     static uint8_t ul[2048];
-    scen_t s;
-    sc_init(&s);
+    cs_scen s;
+    cs_init(&s);
     /* ISNs near the wrap points, so that the jumps cross 2^31 and 2^32. */
     s.isn[0] = 0x7FFFF000u;
     s.isn[1] = 0xFFFFF800u;
-    mpa_frame_enc q = sc_req(1, 1), p = sc_rep(1, 1);
-    sc_frame(&s, 0, &q);
-    sc_frame(&s, 1, &p);
-    sc_fpdu_mode(&s, 0, 1);
-    sc_fpdu_mode(&s, 1, 1);
+    mpa_frame_enc q = cs_req(1, 1), p = cs_rep(1, 1);
+    cs_frame(&s, 0, &q);
+    cs_frame(&s, 1, &p);
+    cs_fpdu_mode(&s, 0, 1);
+    cs_fpdu_mode(&s, 1, 1);
     for (unsigned k = 0; k < 24; k++) {
-        sc_fpdu(&s, 0, ul, ul_send(ul, sizeof ul, k + 1, 100 + (k * 97) % 1200));
-        sc_fpdu(&s, 1, ul, ul_send(ul, sizeof ul, k + 1, 60 + (k * 131) % 1300));
+        cs_fpdu(&s, 0, ul, cs_ul_send(ul, sizeof ul, k + 1, 100 + (k * 97) % 1200));
+        cs_fpdu(&s, 1, ul, cs_ul_send(ul, sizeof ul, k + 1, 60 + (k * 131) % 1300));
     }
-    sc_end(&s, 0, 0);
-    sc_end(&s, 1, 0);
+    cs_end(&s, 0, 0);
+    cs_end(&s, 1, 0);
 
     netpath np;
     net_path_init(&np, LINK_ETHERNET, 4, 10, 20);
@@ -425,7 +404,7 @@ static void gen_seq_jumps(void)
                 "true octets), 3 GiB ahead and 2^30 + 1 back, in each direction, and two ACKs 2^31 and "
                 "3 GiB past what was sent; then FINs");
     conv_free(&c);
-    sc_free(&s);
+    cs_free(&s);
 }
 
 /* ---- a streaming MPA connection (endless-holes, ooo-flood) ------------ */
@@ -508,7 +487,7 @@ static void m_start(mgen *g, mconn *c, unsigned host, uint16_t cport)
 {
     m_handshake(g, c, host, cport);
     for (int d = 0; d < 2; d++) {
-        mpa_frame_enc f = d ? sc_rep(1, 1) : sc_req(1, 1);
+        mpa_frame_enc f = d ? cs_rep(1, 1) : cs_req(1, 1);
         uint8_t fr[64];
         size_t n = 0;
         mpa_frame_encode(&f, fr, sizeof fr, &n);
@@ -675,7 +654,7 @@ static void gen_pending(void)
     static mconn c[PENDING_CONNS];
     uint8_t fr[64];
     size_t n = 0;
-    mpa_frame_enc f = sc_req(1, 1);
+    mpa_frame_enc f = cs_req(1, 1);
     mpa_frame_encode(&f, fr, sizeof fr, &n);
     for (unsigned k = 0; k < PENDING_CONNS; k++) {
         m_handshake(g, &c[k], 10 + k, (uint16_t)(40600 + k));
@@ -793,7 +772,7 @@ static void gen_tiny_segs(void)
     mconn a, b;
     uint8_t fr[64];
     size_t n = 0;
-    mpa_frame_enc f = sc_req(1, 1);
+    mpa_frame_enc f = cs_req(1, 1);
     mpa_frame_encode(&f, fr, sizeof fr, &n);
     m_handshake(g, &a, 10, 40700);
     m_data(g, &a, 0, fr, n, 0);
@@ -857,7 +836,7 @@ static void gen_terms(void)
     m_start(g, &c, 10, 40800);
     /* RFC 5040 4.8: a TERMINATE is the last message; here 2,000,000
      * follow each other, packed into full segments. */
-    size_t ul = ul_term(g->ul, sizeof g->ul, MPA_TERM_LAYER_LLP, 0, 2);
+    size_t ul = cs_ul_term(g->ul, sizeof g->ul, MPA_TERM_LAYER_LLP, 0, 2);
     for (uint32_t i = 0; i < TERMS && !g->w.err;) {
         mdir *d = &c.d[0];
         size_t len = 0, n = 0;
@@ -892,26 +871,13 @@ static void first_fragment(mgen *g, uint32_t i, size_t n)
     uint8_t *p = capw_begin(&g->w, 14 + 20 + n);
     netpath np;
     net_path_init(&np, LINK_ETHERNET, 4, 10 + i % 200, 20);
-    memcpy(p, np.mac[1], 6);
-    memcpy(p + 6, np.mac[0], 6);
-    be16(p + 12, 0x0800);
+    net_put_link(p, &np, 0, 0x0800);
     uint8_t *ip = p + 14;
-    ip[0] = 0x45;
-    ip[1] = 0;
-    be16(ip + 2, (uint16_t)(20 + n));
-    be16(ip + 4, (uint16_t)i);
-    be16(ip + 6, 0x2000); /* MF, offset 0 */
-    ip[8] = 64;
-    ip[9] = 6;
-    be16(ip + 10, 0);
-    memcpy(ip + 12, np.addr[0], 4);
-    memcpy(ip + 16, np.addr[1], 4);
-    uint16_t c = csum_fold(csum_add(0, ip, 20));
-    memcpy(ip + 10, &c, 2);
+    net_put_ipv4(ip, np.addr[0], np.addr[1], (uint16_t)i, NET_IP4_MF, NET_PROTO_TCP, n); /* offset 0 */
     uint8_t *tcp = ip + 20;
     memcpy(tcp, g->pattern + i % 1024, n);
-    be16(tcp, (uint16_t)(50000 + i % 10000));
-    be16(tcp + 2, SERVER_PORT);
+    put_be16(tcp, (uint16_t)(50000 + i % 10000));
+    put_be16(tcp + 2, SERVER_PORT);
     tcp[12] = 0x50;
     capw_commit(&g->w, g->ts, 14 + 20 + n, NULL);
     g->ts += 2000;
@@ -1003,10 +969,7 @@ static void garb_time(garb *g)
 static void garb_record(garb *g, uint32_t caplen, uint32_t origlen, size_t datalen)
 {
     uint32_t usec = rnd(&g->rng, 2000) == 0 ? 1000000u + rnd(&g->rng, 1u << 30) : g->usec; /* out of range */
-    le32(g->rec, g->sec);
-    le32(g->rec + 4, usec);
-    le32(g->rec + 8, caplen);
-    le32(g->rec + 12, origlen);
+    capw_pcap_rechdr(g->rec, g->sec, usec, caplen, origlen);
     capw_raw(&g->w, g->rec, 16 + datalen);
     g->w.packets++;
 }
@@ -1045,13 +1008,13 @@ static size_t garb_tcp(garb *g, uint8_t *p, size_t room)
 {
     if (room < 20)
         return room;
-    be16(p, pool_port(g));
-    be16(p + 2, pool_port(g));
+    put_be16(p, pool_port(g));
+    put_be16(p + 2, pool_port(g));
     /* Sequence numbers: often from a small set, so that random segments
      * meet in the same connections at nearby offsets. */
     uint32_t r = rnd(&g->rng, 10);
-    be32(p + 4, r < 5 ? 0x10000000u * rnd(&g->rng, 4) + rnd(&g->rng, 70000) : (uint32_t)rnd64(&g->rng));
-    be32(p + 8, r < 5 ? 0x90000000u + rnd(&g->rng, 70000) : (uint32_t)rnd64(&g->rng));
+    put_be32(p + 4, r < 5 ? 0x10000000u * rnd(&g->rng, 4) + rnd(&g->rng, 70000) : (uint32_t)rnd64(&g->rng));
+    put_be32(p + 8, r < 5 ? 0x90000000u + rnd(&g->rng, 70000) : (uint32_t)rnd64(&g->rng));
     unsigned doff;
     r = rnd(&g->rng, 20);
     doff = r < 14 ? 5 : r < 17 ? 6 + rnd(&g->rng, 10) : rnd(&g->rng, 16);
@@ -1071,7 +1034,7 @@ static size_t garb_tcp(garb *g, uint8_t *p, size_t room)
             else if (k == 1)
                 *o++ = 1; /* NOP */
             else if (k == 2 && end - o >= 4) {
-                o[0] = 2, o[1] = 4, be16(o + 2, (uint16_t)rnd(&g->rng, 65536)), o += 4;
+                o[0] = 2, o[1] = 4, put_be16(o + 2, (uint16_t)rnd(&g->rng, 65536)), o += 4;
             } else if (k == 3 && end - o >= 3) {
                 o[0] = 3, o[1] = 3, o[2] = (uint8_t)rnd(&g->rng, 256), o += 3;
             } else {
@@ -1119,11 +1082,11 @@ static void gen_garbage(void)
             size_t o = 12;
             uint32_t tags = rnd(&g->rng, 10) == 0 ? 1 + rnd(&g->rng, 3) : 0;
             for (uint32_t t = 0; t < tags && o + 6 <= len; t++, o += 4)
-                be16(b + o, rnd(&g->rng, 2) ? 0x8100 : 0x88A8);
+                put_be16(b + o, rnd(&g->rng, 2) ? 0x8100 : 0x88A8);
             uint32_t r = rnd(&g->rng, 20);
             int v = r < 15 ? 4 : r < 19 ? 6 : 0;
             if (o + 2 <= len)
-                be16(b + o, v == 4 ? 0x0800 : v == 6 ? 0x86DD : (uint16_t)rnd(&g->rng, 65536));
+                put_be16(b + o, v == 4 ? 0x0800 : v == 6 ? 0x86DD : (uint16_t)rnd(&g->rng, 65536));
             o += 2;
             uint8_t *ip = b + o;
             size_t room = len > o ? len - o : 0;
@@ -1132,10 +1095,10 @@ static void gen_garbage(void)
                 unsigned ihl = r < 7 ? 5 : r < 9 ? 6 + rnd(&g->rng, 10) : rnd(&g->rng, 16);
                 ip[0] = (uint8_t)((rnd(&g->rng, 10) ? 0x40 : rnd(&g->rng, 16) << 4) | ihl);
                 r = rnd(&g->rng, 4);
-                be16(ip + 2, (uint16_t)(r < 2 ? room : r < 3 ? room + 8 - rnd(&g->rng, 16) : rnd(&g->rng, 65536)));
-                be16(ip + 4, (uint16_t)rnd(&g->rng, 64)); /* identification: few values, fragments meet */
+                put_be16(ip + 2, (uint16_t)(r < 2 ? room : r < 3 ? room + 8 - rnd(&g->rng, 16) : rnd(&g->rng, 65536)));
+                put_be16(ip + 4, (uint16_t)rnd(&g->rng, 64)); /* identification: few values, fragments meet */
                 r = rnd(&g->rng, 10);
-                be16(ip + 6, (uint16_t)(r < 7 ? 0x4000 : r < 8 ? 0 : rnd(&g->rng, 65536)));
+                put_be16(ip + 6, (uint16_t)(r < 7 ? 0x4000 : r < 8 ? 0 : rnd(&g->rng, 65536)));
                 r = rnd(&g->rng, 20);
                 ip[9] = (uint8_t)(r < 17 ? 6 : r < 18 ? 17 : rnd(&g->rng, 256));
                 pool_addr4(g, ip + 12);
@@ -1145,7 +1108,7 @@ static void gen_garbage(void)
             } else if (v == 6 && room >= 40) {
                 ip[0] = (uint8_t)(0x60 | rnd(&g->rng, 16));
                 r = rnd(&g->rng, 4);
-                be16(ip + 4, (uint16_t)(r < 2 ? room - 40 : r < 3 ? room - 40 + 8 - rnd(&g->rng, 16)
+                put_be16(ip + 4, (uint16_t)(r < 2 ? room - 40 : r < 3 ? room - 40 + 8 - rnd(&g->rng, 16)
                                                                   : rnd(&g->rng, 65536)));
                 pool_addr6(g, ip + 8);
                 pool_addr6(g, ip + 24);
@@ -1162,7 +1125,7 @@ static void gen_garbage(void)
                     size_t el = t == 44 ? 8 : 8u * (1 + rnd(&g->rng, rnd(&g->rng, 2) ? 2 : 256));
                     ip[at + 1] = (uint8_t)(t == 44 ? 0 : el / 8 - 1);
                     if (t == 44)
-                        be16(ip + at + 2, (uint16_t)(rnd(&g->rng, 2) ? 1 : rnd(&g->rng, 65536)));
+                        put_be16(ip + at + 2, (uint16_t)(rnd(&g->rng, 2) ? 1 : rnd(&g->rng, 65536)));
                     at += el;
                 }
                 *nh = (uint8_t)(rnd(&g->rng, 10) < 8 ? 6 : rnd(&g->rng, 256));
@@ -1214,9 +1177,9 @@ static void gen_garbage(void)
 
 static void gen_tiny(void)
 {
-    scen_t s;
-    sc_init(&s);
-    if (gen_scen_case("clean-markers", &s) != 0) {
+    cs_scen s;
+    cs_init(&s);
+    if (cs_case_build("clean-markers", &s) != 0) {
         fprintf(stderr, "mpa-capgen: no scenario clean-markers\n");
         exit(2);
     }
@@ -1230,7 +1193,7 @@ static void gen_tiny(void)
                 "the clean-markers scenario captured with snaplen 40 (pcapng): Ethernet and IPv4 "
                 "headers whole, every TCP header cut after 6 octets");
     conv_free(&c);
-    sc_free(&s);
+    cs_free(&s);
 }
 
 int gen_adversarial(const char *outdir)

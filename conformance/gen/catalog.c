@@ -4,9 +4,9 @@
  * (OUTDIR/MANIFEST.tsv).  See README.md in this folder.
  *
  * Every capture comes from a scenario built with libmpa's encoders:
- * the shared table of tests/scenarios.h (the very octets the stream
+ * the corpus' catalogue (corpus/cases.c: the very octets the stream
  * engine's unit test checks) or a builder below, made with the same
- * tests/scen.h helpers.  Nothing is written by hand.
+ * corpus helpers.  Nothing is written by hand.
  */
 #include "gen.h"
 
@@ -17,14 +17,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "conv.h"
-#include "scenarios.h"
+#include "corpus.h"
 
 #define SERVER_PORT 18515 /* perftest's port: nothing in Wireshark claims it */
 #define MIDSTREAM_PORT 5445
 #define MIXED_PORT 445
 #define T0_NS (1704067200ull * 1000000000ull) /* 2024-01-01T00:00:00Z */
 #define STEP_NS 10000u                        /* 10 us between packets */
+#define D0 0 /* the TCP client: the Initiator */
+#define D1 1
 
 static const char *g_outdir;
 static FILE *g_man;
@@ -148,7 +151,7 @@ static int id_listed(const char *list, const char *id)
  * ids it raises with expect (the ids mpa-audit itself adds, CHECKED 2 in
  * findings.def, are not the engine's and are skipped).
  */
-static void verify_scen(const char *file, const scen_t *s, const char *expect)
+static void verify_scen(const char *file, const cs_scen *s, const char *expect)
 {
     if (!g_verify)
         return;
@@ -159,8 +162,8 @@ static void verify_scen(const char *file, const scen_t *s, const char *expect)
             fprintf(stderr, "verify %s: %s is not in findings.def\n", file, t);
             g_diff = 1;
         }
-    split_t whole = {0, 0, 0};
-    evlog_t l = run_scenario(s, whole);
+    cs_split whole = {0, 0, 0};
+    cs_log l = cs_run(s, whole);
     for (unsigned i = 0; i < MPA_F__COUNT; i++) {
         const mpa_rule *r = mpa_rule_get((mpa_finding_id)i);
         if (r->checked == 2)
@@ -173,7 +176,7 @@ static void verify_scen(const char *file, const scen_t *s, const char *expect)
             g_diff = 1;
         }
     }
-    log_free(&l);
+    cs_log_free(&l);
 }
 
 /* ---- capture helpers ------------------------------------------------------- */
@@ -186,7 +189,7 @@ static netpath path_eth(int family, unsigned h0, unsigned h1)
 }
 
 /* A conversation for scenario s between the ports given. */
-static void conv_scen(conv *c, const netpath *np, const scen_t *s, uint16_t cport, uint16_t sport,
+static void conv_scen(conv *c, const netpath *np, const cs_scen *s, uint16_t cport, uint16_t sport,
                       const uint32_t *isn)
 {
     conv_opts o;
@@ -224,15 +227,15 @@ static int write_one(const char *file, capw_format fmt, conv *c)
  * Request, Reply, the 2007 RtR frame, the draft-03 Start Key)?  That is
  * how mpa-audit takes a connection on an unnamed port for MPA; the others
  * need --port. */
-static int starts_with_key(const scen_t *s)
+static int starts_with_key(const cs_scen *s)
 {
     int seen[2] = {0, 0};
     for (size_t i = s->midstream ? s->start_chunk : 0; i < s->nch; i++) {
-        const chunk_t *ch = &s->ch[i];
-        if ((ch->kind != CH_DATA && ch->kind != CH_LOST) || seen[ch->dir])
+        const cs_chunk *ch = &s->ch[i];
+        if ((ch->kind != CS_DATA && ch->kind != CS_LOST) || seen[ch->dir])
             continue;
         seen[ch->dir] = 1;
-        if (ch->kind == CH_DATA && ch->len >= 4 && memcmp(s->buf + ch->off, "MPA ", 4) == 0)
+        if (ch->kind == CS_DATA && ch->len >= 4 && memcmp(s->buf + ch->off, "MPA ", 4) == 0)
             return 1;
     }
     return 0;
@@ -245,29 +248,29 @@ static uint8_t g_ul[70000];
 /* An RDMA Write of total octets as DDP segments of at most seg payload
  * octets, one FPDU (and TCP segment) each (RFC 5041 5.2: tagged, TO
  * advancing, L on the last). */
-static void put_write(scen_t *s, int dir, uint32_t stag, uint64_t to, size_t total, size_t seg)
+static void put_write(cs_scen *s, int dir, uint32_t stag, uint64_t to, size_t total, size_t seg)
 {
     size_t done = 0;
     do {
         size_t n = total - done < seg ? total - done : seg;
-        mpa_ddp d = ul_tagged(MPA_RDMAP_RDMA_WRITE, stag, to + done);
+        mpa_ddp d = cs_ul_tagged(MPA_RDMAP_RDMA_WRITE, stag, to + done);
         d.hdr.last = done + n == total;
-        sc_fpdu(s, dir, g_ul, ul_build(&d, n, g_ul, sizeof g_ul));
+        cs_fpdu(s, dir, g_ul, cs_ul_build(&d, n, g_ul, sizeof g_ul));
         done += n;
     } while (done < total);
 }
 
 /* A Send of total octets in DDP segments of at most seg (untagged, QN 0,
  * the message's MSN, MO advancing; RFC 5041 5.3). */
-static void put_send(scen_t *s, int dir, unsigned msn, size_t total, size_t seg)
+static void put_send(cs_scen *s, int dir, unsigned msn, size_t total, size_t seg)
 {
     size_t done = 0;
     do {
         size_t n = total - done < seg ? total - done : seg;
-        mpa_ddp d = ul_untagged(MPA_RDMAP_SEND, MPA_QN_SEND, msn);
+        mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, MPA_QN_SEND, msn);
         d.hdr.mo = (uint32_t)done;
         d.hdr.last = done + n == total;
-        sc_fpdu(s, dir, g_ul, ul_build(&d, n, g_ul, sizeof g_ul));
+        cs_fpdu(s, dir, g_ul, cs_ul_build(&d, n, g_ul, sizeof g_ul));
         done += n;
     } while (done < total);
 }
@@ -275,28 +278,28 @@ static void put_send(scen_t *s, int dir, unsigned msn, size_t total, size_t seg)
 /* An RDMA Read: the Request from dir (QN 1, its MSN), the Response
  * from the peer into the sink buffer in segments of at most seg
  * (RFC 5040 4.4, 4.5). */
-static void put_read(scen_t *s, int dir, unsigned msn, uint32_t size, size_t seg)
+static void put_read(cs_scen *s, int dir, unsigned msn, uint32_t size, size_t seg)
 {
-    mpa_ddp d = ul_untagged(MPA_RDMAP_READ_REQUEST, MPA_QN_READ_REQUEST, msn);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_READ_REQUEST, MPA_QN_READ_REQUEST, msn);
     d.u.rreq.sink_stag = 0x00cd0100u;
     d.u.rreq.sink_to = 0x7f5b00001000ull;
     d.u.rreq.size = size;
     d.u.rreq.src_stag = 0x00ef0200u;
     d.u.rreq.src_to = 0x7f6c00002000ull;
-    sc_fpdu(s, dir, g_ul, ul_build(&d, 0, g_ul, sizeof g_ul));
+    cs_fpdu(s, dir, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
     size_t done = 0;
     do {
         size_t n = size - done < seg ? size - done : seg;
-        mpa_ddp r = ul_tagged(MPA_RDMAP_READ_RESPONSE, d.u.rreq.sink_stag, d.u.rreq.sink_to + done);
+        mpa_ddp r = cs_ul_tagged(MPA_RDMAP_READ_RESPONSE, d.u.rreq.sink_stag, d.u.rreq.sink_to + done);
         r.hdr.last = done + n == size;
-        sc_fpdu(s, !dir, g_ul, ul_build(&r, n, g_ul, sizeof g_ul));
+        cs_fpdu(s, !dir, g_ul, cs_ul_build(&r, n, g_ul, sizeof g_ul));
         done += n;
     } while (done < size);
 }
 
-static void put_term(scen_t *s, int dir, unsigned code)
+static void put_term(cs_scen *s, int dir, unsigned code)
 {
-    sc_fpdu(s, dir, g_ul, ul_term(g_ul, sizeof g_ul, MPA_TERM_LAYER_LLP, 0, code));
+    cs_fpdu(s, dir, g_ul, cs_ul_term(g_ul, sizeof g_ul, MPA_TERM_LAYER_LLP, 0, code));
 }
 
 /*
@@ -307,14 +310,14 @@ static void put_term(scen_t *s, int dir, unsigned code)
  * one in segments), an RDMA Read, three small Sends packed in one
  * segment, then a few more Sends both ways and FINs.
  */
-static void sc_rich(scen_t *s, int m0, int m1, int enh)
+static void build_rich(cs_scen *s, int m0, int m1, int enh)
 {
     unsigned msn0 = 1, msn1 = 1;
     if (enh) {
-        start_enh(s, sc_enh(sc_req(m1, 1), 1, 1, 1, 1, 16, 16), sc_enh(sc_rep(m0, 1), 1, 0, 1, 0, 16, 16));
+        cs_start_enh(s, cs_enh(cs_req(m1, 1), 1, 1, 1, 1, 16, 16), cs_enh(cs_rep(m0, 1), 1, 0, 1, 0, 16, 16));
         put_write(s, D0, 0, 0, 0, 1); /* the RTR: a zero-length RDMA Write */
     } else {
-        start_plain(s, m1, m0);
+        cs_start_plain(s, m1, m0);
     }
     put_send(s, D0, msn0++, 64, 1024);
     put_send(s, D1, msn1++, 200, 1024);
@@ -324,7 +327,7 @@ static void sc_rich(scen_t *s, int m0, int m1, int enh)
     put_send(s, D1, msn1++, 10, 1024);
     put_send(s, D1, msn1++, 20, 1024);
     put_send(s, D1, msn1++, 30, 1024);
-    sc_merge_last(s, 3);
+    cs_merge_last(s, 3);
     put_send(s, D0, msn0++, 4096, 1400);
     put_send(s, D1, msn1++, 3000, 3000);
     for (unsigned i = 0; i < 6; i++) {
@@ -332,17 +335,17 @@ static void sc_rich(scen_t *s, int m0, int m1, int enh)
         put_send(s, D1, msn1++, 180 + 97 * i, 2048);
     }
     put_write(s, D1, 0x00ab2200u, 0x7f3a00030000ull, 2500, 1200);
-    close_both(s);
+    cs_close_both(s);
 }
 
 /* RFC 6581 peer-to-peer with one RTR type (0 Send, 1 RDMA Write, 2 RDMA
  * Read): the Request offers all three, the Reply only that one; the read
  * RTR is answered by a zero-length Read Response. */
-static void sc_rtr(scen_t *s, int type)
+static void build_rtr(cs_scen *s, int type)
 {
     unsigned msn0 = 1;
-    start_enh(s, sc_enh(sc_req(1, 1), 1, 1, 1, 1, 16, 16),
-              sc_enh(sc_rep(1, 1), 1, type == 0, type == 1, type == 2, 16, 16));
+    cs_start_enh(s, cs_enh(cs_req(1, 1), 1, 1, 1, 1, 16, 16),
+              cs_enh(cs_rep(1, 1), 1, type == 0, type == 1, type == 2, 16, 16));
     if (type == 0)
         put_send(s, D0, msn0++, 0, 1024);
     else if (type == 1)
@@ -352,7 +355,7 @@ static void sc_rtr(scen_t *s, int type)
     put_send(s, D1, 1, 256, 1024);
     put_send(s, D0, msn0++, 512, 1024);
     put_write(s, D1, 0x00ab3300u, 0x7f3a00040000ull, 1800, 1400);
-    close_both(s);
+    cs_close_both(s);
 }
 
 /* A TERMINATE with MPA error code 1..7 (RFC 5044 8, RFC 6581 8: Layer 2
@@ -360,59 +363,59 @@ static void sc_rtr(scen_t *s, int type)
  * is not shown).  5, 6, 7 are enhanced-establishment codes: the
  * Initiator sends them instead of its RTR; 7 where Request and Reply
  * offer no common RTR type, 5 followed by a reset. */
-static void sc_term(scen_t *s, unsigned code)
+static void build_term(cs_scen *s, unsigned code)
 {
     if (code >= 5) {
-        mpa_frame_enc q = code == 7 ? sc_enh(sc_req(1, 1), 1, 1, 0, 0, 16, 16) /* Send only */
-                                    : sc_enh(sc_req(1, 1), 1, 1, 1, 1, 16, 16);
-        mpa_frame_enc p = sc_enh(sc_rep(1, 1), 1, 0, 1, 0, 16, 16);  /* Write only */
-        start_enh(s, q, p);
+        mpa_frame_enc q = code == 7 ? cs_enh(cs_req(1, 1), 1, 1, 0, 0, 16, 16) /* Send only */
+                                    : cs_enh(cs_req(1, 1), 1, 1, 1, 1, 16, 16);
+        mpa_frame_enc p = cs_enh(cs_rep(1, 1), 1, 0, 1, 0, 16, 16);  /* Write only */
+        cs_start_enh(s, q, p);
         put_term(s, D0, code);
         if (code == 5)
-            sc_end(s, D0, 1);
+            cs_end(s, D0, 1);
         else
-            close_both(s);
+            cs_close_both(s);
         return;
     }
-    start_plain(s, 1, 1);
+    cs_start_plain(s, 1, 1);
     put_send(s, D0, 1, 128, 1024);
     put_send(s, D1, 1, 300, 1024);
     put_write(s, D0, 0x00ab4400u, 0x7f3a00050000ull, 900, 1400);
     put_term(s, code % 2 ? D1 : D0, code);
-    close_both(s);
+    cs_close_both(s);
 }
 
 /* Markers (both ways or none) and CRC; ten Sends each way of assorted
  * sizes; lose the 4th Send of the Initiator and, with markers, the 5th
  * of the Responder.  Enough follows each hole for a marker (or, without
  * markers, an FPDU whose CRC checks) to lock on again. */
-static void sc_loss(scen_t *s, int markers)
+static void build_loss(cs_scen *s, int markers)
 {
-    start_plain(s, markers, markers);
+    cs_start_plain(s, markers, markers);
     for (unsigned i = 0; i < 10; i++) {
         put_send(s, D0, i + 1, 150 + 61 * i, 4096);
         if (i == 3)
-            sc_lose_last(s);
+            cs_lose_last(s);
         put_send(s, D1, i + 1, 220 + 53 * i, 4096);
         if (markers && i == 4)
-            sc_lose_last(s);
+            cs_lose_last(s);
     }
-    close_both(s);
+    cs_close_both(s);
 }
 
 /* Twelve Sends each way; the capture starts at the 5th data segment
  * (the 3rd Send of the Initiator): no startup, no SYNs. */
-static void sc_mid(scen_t *s, int markers)
+static void build_mid(cs_scen *s, int markers)
 {
-    start_plain(s, markers, markers);
+    cs_start_plain(s, markers, markers);
     for (unsigned i = 0; i < 12; i++) {
         put_send(s, D0, i + 1, 90 + 77 * i, 4096);
         put_send(s, D1, i + 1, 130 + 59 * i, 4096);
     }
-    close_both(s);
+    cs_close_both(s);
     size_t data = 0;
     for (size_t i = 0; i < s->nch; i++)
-        if (s->ch[i].kind == CH_DATA && ++data == 5) {
+        if (s->ch[i].kind == CS_DATA && ++data == 5) {
             s->start_chunk = i;
             break;
         }
@@ -425,9 +428,9 @@ static void sc_mid(scen_t *s, int markers)
 /* Markers off, CRC on; small FPDUs that a 160-octet snap length keeps
  * whole around two large ones it cuts. */
 #define SNAPLEN_SMALL 160u
-static void sc_snap(scen_t *s)
+static void build_snap(cs_scen *s)
 {
-    start_plain(s, 0, 0);
+    cs_start_plain(s, 0, 0);
     put_send(s, D0, 1, 40, 4096);
     put_send(s, D1, 1, 40, 4096);
     put_send(s, D0, 2, 60, 4096);
@@ -437,32 +440,32 @@ static void sc_snap(scen_t *s)
     put_send(s, D0, 6, 70, 4096);
     put_send(s, D0, 7, 30, 4096);
     put_send(s, D1, 2, 60, 4096);
-    close_both(s);
+    cs_close_both(s);
 }
 
 /* The harness' view of a capture whose packets were cut at snaplen:
  * each data chunk keeps what was captured, the rest becomes a hole. */
-static void snap_view(scen_t *v, const scen_t *s, size_t keep)
+static void snap_view(cs_scen *v, const cs_scen *s, size_t keep)
 {
-    sc_init(v);
-    memcpy(sc_reserve(v, s->len), s->buf, s->len);
+    cs_init(v);
+    memcpy(cs_reserve(v, s->len), s->buf, s->len);
     v->len = s->len;
     memcpy(v->isn, s->isn, sizeof v->isn);
     memcpy(v->emss, s->emss, sizeof v->emss);
     for (size_t i = 0; i < s->nch; i++) {
-        chunk_t ch = s->ch[i];
-        if (ch.kind == CH_DATA && ch.len > keep) {
-            sc_push_chunk(v, CH_DATA, ch.dir, ch.off, keep);
-            sc_push_chunk(v, CH_LOST, ch.dir, ch.off + keep, ch.len - keep);
+        cs_chunk ch = s->ch[i];
+        if (ch.kind == CS_DATA && ch.len > keep) {
+            cs_push_chunk(v, CS_DATA, ch.dir, ch.off, keep);
+            cs_push_chunk(v, CS_LOST, ch.dir, ch.off + keep, ch.len - keep);
         } else {
-            sc_push_chunk(v, ch.kind, ch.dir, ch.off, ch.len);
+            cs_push_chunk(v, ch.kind, ch.dir, ch.off, ch.len);
         }
     }
 }
 
 /* A plain HTTP/1.1 exchange (not MPA), as the octets two TCP endpoints
  * send. */
-static void sc_http(scen_t *s)
+static void build_http(cs_scen *s)
 {
     static const char req[] = "GET /index.html HTTP/1.1\r\nHost: www.example.com\r\n"
                               "User-Agent: mpa-capgen\r\nAccept: */*\r\n\r\n";
@@ -471,25 +474,25 @@ static void sc_http(scen_t *s)
     int n = snprintf(hdr, sizeof hdr,
                      "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n\r\n",
                      body);
-    sc_raw(s, D0, req, sizeof req - 1);
+    cs_raw(s, D0, req, sizeof req - 1);
     uint8_t resp[4096];
     memcpy(resp, hdr, (size_t)n);
     for (size_t i = 0; i < body; i++)
         resp[(size_t)n + i] = (uint8_t)("abcdefghijklmnopqrstuvwxyz0123456789 \n"[i % 38]);
     size_t total = (size_t)n + body, first = 1448;
-    sc_raw(s, D1, resp, first);
-    sc_raw(s, D1, resp + first, total - first);
-    close_both(s);
+    cs_raw(s, D1, resp, first);
+    cs_raw(s, D1, resp + first, total - first);
+    cs_close_both(s);
 }
 
 /* ---- the captures --------------------------------------------------------- */
 
 static void gen_table(void)
 {
-    for (size_t i = 0; i < scen_ncases; i++) {
-        const scen_case *tc = &scen_cases[i];
-        scen_t s;
-        sc_init(&s);
+    for (size_t i = 0; i < cs_ncases; i++) {
+        const cs_case *tc = &cs_cases[i];
+        cs_scen s;
+        cs_init(&s);
         tc->build(&s);
         netpath np = path_eth(4, 10, 20);
         conv c;
@@ -509,12 +512,12 @@ static void gen_table(void)
             verify_scen(file, &s, tc->expect);
         }
         conv_free(&c);
-        sc_free(&s);
+        cs_free(&s);
     }
 }
 
 /* One scenario, one conversation, one file. */
-static void one(const char *file, capw_format fmt, const netpath *np, scen_t *s, const char *expect,
+static void one(const char *file, capw_format fmt, const netpath *np, cs_scen *s, const char *expect,
                 const char *desc, const char *opts)
 {
     conv c;
@@ -529,28 +532,28 @@ static void one(const char *file, capw_format fmt, const netpath *np, scen_t *s,
 static void gen_clean(void)
 {
     netpath np = path_eth(4, 10, 20);
-    scen_t s;
+    cs_scen s;
 
-    sc_init(&s);
-    sc_rich(&s, 1, 1, 0);
+    cs_init(&s);
+    build_rich(&s, 1, 1, 0);
     one("clean-markers-both.pcap", CAPW_PCAP, &np, &s, "",
         "clean RFC 5044 connection, markers and CRC both ways: Sends, RDMA Writes, a Read, packed FPDUs",
         NULL);
-    sc_free(&s);
+    cs_free(&s);
 
-    sc_init(&s);
-    sc_rich(&s, 1, 0, 0);
+    cs_init(&s);
+    build_rich(&s, 1, 0, 0);
     one("clean-markers-i2r.pcap", CAPW_PCAP, &np, &s, "",
         "clean RFC 5044 connection, markers Initiator->Responder only (M=1 in the Reply only), CRC on",
         NULL);
-    sc_free(&s);
+    cs_free(&s);
 
-    sc_init(&s);
-    sc_rich(&s, 1, 1, 1);
+    cs_init(&s);
+    build_rich(&s, 1, 1, 1);
     one("clean-enh-rich.pcap", CAPW_PCAP, &np, &s, "",
         "clean RFC 6581 peer-to-peer connection (write RTR), markers and CRC both ways, mixed traffic",
         NULL);
-    sc_free(&s);
+    cs_free(&s);
 
     static const char *const rtr_name[3] = {"send", "write", "read"};
     for (int t = 0; t < 3; t++) {
@@ -560,20 +563,20 @@ static void gen_clean(void)
                  "clean RFC 6581 peer-to-peer connection, the Reply offers only the %s RTR and the "
                  "Initiator sends it%s",
                  rtr_name[t], t == 2 ? " (answered by a zero-length Read Response)" : "");
-        sc_init(&s);
-        sc_rtr(&s, t);
+        cs_init(&s);
+        build_rtr(&s, t);
         one(file, CAPW_PCAP, &np, &s, "", desc, NULL);
-        sc_free(&s);
+        cs_free(&s);
     }
 
     /* TERMINATE codes 1..7: seven connections, one after the other. */
-    scen_t ts[7];
+    cs_scen ts[7];
     conv tc[7];
     conv *cs[7];
     uint64_t t = T0_NS;
     for (unsigned k = 0; k < 7; k++) {
-        sc_init(&ts[k]);
-        sc_term(&ts[k], k + 1);
+        cs_init(&ts[k]);
+        build_term(&ts[k], k + 1);
         conv_scen(&tc[k], &np, &ts[k], (uint16_t)(40101 + k), SERVER_PORT, NULL);
         t = conv_times(&tc[k], t, STEP_NS) + 1000000u;
         cs[k] = &tc[k];
@@ -589,14 +592,14 @@ static void gen_clean(void)
     }
     for (unsigned k = 0; k < 7; k++) {
         conv_free(&tc[k]);
-        sc_free(&ts[k]);
+        cs_free(&ts[k]);
     }
 
     /* Sequence wrap: the octets do not depend on the ISN (markers count
      * from the start of FPDU mode), so the rich connection is reused with
      * ISNs a few hundred octets below 2^32. */
-    sc_init(&s);
-    sc_rich(&s, 1, 1, 1);
+    cs_init(&s);
+    build_rich(&s, 1, 1, 1);
     {
         conv c;
         uint32_t isn[2] = {0xFFFFFE80u, 0xFFFFFD00u};
@@ -611,35 +614,35 @@ static void gen_clean(void)
         }
         conv_free(&c);
     }
-    sc_free(&s);
+    cs_free(&s);
 }
 
 static void gen_loss_mid(void)
 {
     netpath np = path_eth(4, 10, 20);
-    scen_t s;
+    cs_scen s;
 
-    sc_init(&s);
-    sc_loss(&s, 1);
+    cs_init(&s);
+    build_loss(&s, 1);
     one("loss-markers.pcap", CAPW_PCAP, &np, &s, "MPA-CAP-HOLE MPA-CAP-RESYNC",
         "clean connection, markers and CRC both ways; one segment of each direction was not captured "
         "(its peer still ACKs it): decoding resumes at the next marker",
         NULL);
-    sc_free(&s);
+    cs_free(&s);
 
-    sc_init(&s);
-    sc_loss(&s, 0);
+    cs_init(&s);
+    build_loss(&s, 0);
     one("loss-nomarkers.pcap", CAPW_PCAP, &np, &s, "MPA-CAP-HOLE MPA-CAP-RESYNC",
         "clean connection, CRC on, no markers; one Initiator segment was not captured: decoding resumes "
         "where ULPDU_Length, pad and CRC line up",
         NULL);
-    sc_free(&s);
+    cs_free(&s);
 
     char opts[32];
     snprintf(opts, sizeof opts, "--port %u", MIDSTREAM_PORT);
     for (int m = 1; m >= 0; m--) {
-        sc_init(&s);
-        sc_mid(&s, m);
+        cs_init(&s);
+        build_mid(&s, m);
         conv c;
         conv_scen(&c, &np, &s, 40003, MIDSTREAM_PORT, NULL);
         const char *file = m ? "midstream-markers.pcap" : "midstream-nomarkers.pcap";
@@ -653,18 +656,18 @@ static void gen_loss_mid(void)
             verify_scen(file, &s, "MPA-CAP-MIDSTREAM MPA-CAP-RESYNC");
         }
         conv_free(&c);
-        sc_free(&s);
+        cs_free(&s);
     }
 }
 
 static void gen_variants(void)
 {
     netpath np = path_eth(4, 10, 20);
-    scen_t s;
+    cs_scen s;
     conv c;
 
-    sc_init(&s);
-    sc_rich(&s, 1, 1, 1);
+    cs_init(&s);
+    build_rich(&s, 1, 1, 1);
 
     conv_scen(&c, &np, &s, 40004, SERVER_PORT, NULL);
     if (conv_reorder(&c, D0, 2) == 0 && write_one("reorder.pcapng", CAPW_PCAPNG, &c) == 0) {
@@ -697,16 +700,16 @@ static void gen_variants(void)
         verify_scen("overlap-conflict.pcapng", &s, "");
     }
     conv_free(&c);
-    sc_free(&s);
+    cs_free(&s);
 }
 
 /* The rich connection over one link/IP flavour. */
 static void flavour(const char *file, capw_format fmt, netpath *np, int m0, int m1, int enh,
                     unsigned frag, int frag_small, const char *extra, const char *desc)
 {
-    scen_t s;
-    sc_init(&s);
-    sc_rich(&s, m0, m1, enh);
+    cs_scen s;
+    cs_init(&s);
+    build_rich(&s, m0, m1, enh);
     conv c;
     conv_scen(&c, np, &s, 40010, SERVER_PORT, NULL);
     if (frag) {
@@ -724,7 +727,7 @@ static void flavour(const char *file, capw_format fmt, netpath *np, int m0, int 
         verify_scen(file, &s, "");
     }
     conv_free(&c);
-    sc_free(&s);
+    cs_free(&s);
 }
 
 static void gen_links(void)
@@ -802,13 +805,11 @@ static void gen_reuse_mixed(void)
     /* The same 4-tuple twice: a clean enhanced connection, then (after
      * TIME-WAIT, ISNs higher, RFC 9293 3.4.1) one with a bad CRC. */
     netpath np = path_eth(4, 10, 20);
-    scen_t a, b;
-    sc_init(&a);
-    sc_rich(&a, 1, 1, 1);
-    sc_init(&b);
-    for (size_t i = 0; i < scen_ncases; i++)
-        if (strcmp(scen_cases[i].slug, "crc-bad") == 0)
-            scen_cases[i].build(&b);
+    cs_scen a, b;
+    cs_init(&a);
+    build_rich(&a, 1, 1, 1);
+    cs_init(&b);
+    cs_case_build("crc-bad", &b);
     conv ca, cb;
     uint32_t isn_a[2] = {0x10000000u, 0x20000000u}, isn_b[2] = {0x18000000u, 0x28000000u};
     conv_scen(&ca, &np, &a, 40020, SERVER_PORT, isn_a);
@@ -829,16 +830,16 @@ static void gen_reuse_mixed(void)
     }
     conv_free(&ca);
     conv_free(&cb);
-    sc_free(&a);
-    sc_free(&b);
+    cs_free(&a);
+    cs_free(&b);
 
     /* MPA on port 445 among other traffic. */
     netpath pm = path_eth(4, 10, 20), ph = path_eth(4, 11, 80), pd = path_eth(4, 10, 53);
-    scen_t m, h;
-    sc_init(&m);
-    sc_rich(&m, 1, 1, 1);
-    sc_init(&h);
-    sc_http(&h);
+    cs_scen m, h;
+    cs_init(&m);
+    build_rich(&m, 1, 1, 1);
+    cs_init(&h);
+    build_http(&h);
     conv cm, chh, cn;
     conv_scen(&cm, &pm, &m, 49700, MIXED_PORT, NULL);
     {
@@ -896,8 +897,8 @@ static void gen_reuse_mixed(void)
     conv_free(&cm);
     conv_free(&chh);
     conv_free(&cn);
-    sc_free(&m);
-    sc_free(&h);
+    cs_free(&m);
+    cs_free(&h);
 }
 
 /*
@@ -911,9 +912,9 @@ static void gen_reuse_mixed(void)
  *   .50  takes the Request and closes without replying (it should reply
  *        R=1).
  */
-static void sc_demo_crc(scen_t *s)
+static void build_demo_crc(cs_scen *s)
 {
-    start_plain(s, 1, 1);
+    cs_start_plain(s, 1, 1);
     put_send(s, D0, 1, 256, 1024);
     put_send(s, D1, 1, 512, 1024);
     mpa_fpdu_faults fl;
@@ -921,39 +922,39 @@ static void sc_demo_crc(scen_t *s)
     fl.len_override = -1;
     fl.crc_mode = 2;
     fl.crc_xor = 0x00010000u;
-    sc_fpdu_f(s, D1, g_ul, ul_write(g_ul, sizeof g_ul, 0x00cc0100u, 0x7f3a00060000ull, 1200), &fl);
+    cs_fpdu_f(s, D1, g_ul, cs_ul_write(g_ul, sizeof g_ul, 0x00cc0100u, 0x7f3a00060000ull, 1200), &fl);
     put_term(s, D0, 2);
-    close_both(s);
+    cs_close_both(s);
 }
 
-static void sc_demo_enh_bad(scen_t *s)
+static void build_demo_enh_bad(cs_scen *s)
 {
-    start_enh(s, sc_enh(sc_req(1, 1), 1, 1, 1, 1, 8, 8), sc_enh(sc_rep(1, 1), 0, 0, 0, 0, 16, 32));
+    cs_start_enh(s, cs_enh(cs_req(1, 1), 1, 1, 1, 1, 8, 8), cs_enh(cs_rep(1, 1), 0, 0, 0, 0, 16, 32));
     put_send(s, D0, 1, 128, 1024);
     put_send(s, D1, 1, 128, 1024);
-    close_both(s);
+    cs_close_both(s);
 }
 
-static void sc_demo_silent(scen_t *s)
+static void build_demo_silent(cs_scen *s)
 {
-    mpa_frame_enc q = sc_req(1, 1);
-    sc_frame(s, D0, &q);
-    sc_end(s, D1, 0);
-    sc_end(s, D0, 0);
+    mpa_frame_enc q = cs_req(1, 1);
+    cs_frame(s, D0, &q);
+    cs_end(s, D1, 0);
+    cs_end(s, D0, 0);
 }
 
 static void gen_demo(void)
 {
-    static void (*const build[4])(scen_t *) = {NULL, sc_demo_crc, sc_demo_enh_bad, sc_demo_silent};
+    static void (*const build[4])(cs_scen *) = {NULL, build_demo_crc, build_demo_enh_bad, build_demo_silent};
     netpath np[4];
-    scen_t sc[4];
+    cs_scen sc[4];
     conv cv[4];
     conv *cs[4];
     for (int i = 0; i < 4; i++) {
         np[i] = path_eth(4, 10, 20 + 10 * (unsigned)i);
-        sc_init(&sc[i]);
+        cs_init(&sc[i]);
         if (i == 0)
-            sc_rich(&sc[0], 1, 1, 1);
+            build_rich(&sc[0], 1, 1, 1);
         else
             build[i](&sc[i]);
         conv_scen(&cv[i], &np[i], &sc[i], (uint16_t)(41000 + i), SERVER_PORT, NULL);
@@ -974,7 +975,7 @@ static void gen_demo(void)
     }
     for (int i = 0; i < 4; i++) {
         conv_free(&cv[i]);
-        sc_free(&sc[i]);
+        cs_free(&sc[i]);
     }
 }
 
@@ -1007,23 +1008,16 @@ static uint8_t *slurp(const char *path, size_t *len)
     return buf;
 }
 
-static uint32_t rd_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static void gen_bad(void)
 {
     netpath np = path_eth(4, 10, 20);
-    scen_t s;
+    cs_scen s;
     conv c;
 
     /* Cut in the middle of the last record (the final ACK, inside its
      * TCP header): the records before it are whole. */
-    sc_init(&s);
-    for (size_t i = 0; i < scen_ncases; i++)
-        if (strcmp(scen_cases[i].slug, "crc-bad") == 0)
-            scen_cases[i].build(&s);
+    cs_init(&s);
+    cs_case_build("crc-bad", &s);
     conv_scen(&c, &np, &s, 40030, SERVER_PORT, NULL);
     if (write_one("bad-cut.pcap", CAPW_PCAP, &c) == 0) {
         size_t len = 0;
@@ -1031,7 +1025,7 @@ static void gen_bad(void)
         size_t off = 24, last = 0, nrec = 0;
         while (buf && off + 16 <= len) {
             last = off;
-            off += 16 + rd_le32(buf + off + 8);
+            off += 16 + get_le32(buf + off + 8);
             nrec++;
         }
         free(buf);
@@ -1050,11 +1044,11 @@ static void gen_bad(void)
         }
     }
     conv_free(&c);
-    sc_free(&s);
+    cs_free(&s);
 
     /* A good capture whose magic number is not one. */
-    sc_init(&s);
-    sc_clean_plain(&s);
+    cs_init(&s);
+    cs_case_build("clean-plain", &s);
     conv_scen(&c, &np, &s, 40031, SERVER_PORT, NULL);
     if (write_one("bad-magic.pcap", CAPW_PCAP, &c) == 0) {
         FILE *f = fopen(path_of("bad-magic.pcap"), "r+b");
@@ -1067,7 +1061,7 @@ static void gen_bad(void)
                      NULL);
     }
     conv_free(&c);
-    sc_free(&s);
+    cs_free(&s);
 
     FILE *f = fopen(path_of("bad-empty.pcap"), "wb");
     if (!f || fclose(f) != 0)
@@ -1078,8 +1072,8 @@ static void gen_bad(void)
                  NULL);
 
     /* Small snap length: the large segments lose their tail. */
-    sc_init(&s);
-    sc_snap(&s);
+    cs_init(&s);
+    build_snap(&s);
     conv_scen(&c, &np, &s, 40032, SERVER_PORT, NULL);
     conv_times(&c, T0_NS, STEP_NS);
     conv *cs[1] = {&c};
@@ -1091,13 +1085,13 @@ static void gen_bad(void)
                  "clean connection (CRC, no markers) captured with snaplen 160: two large Initiator "
                  "segments are cut (their tails are holes), the small FPDUs after them lock on again",
                  NULL);
-        scen_t v;
+        cs_scen v;
         snap_view(&v, &s, SNAPLEN_SMALL - 14 - 20 - 20);
         verify_scen("bad-snaplen.pcap", &v, "MPA-CAP-HOLE MPA-CAP-RESYNC");
-        sc_free(&v);
+        cs_free(&v);
     }
     conv_free(&c);
-    sc_free(&s);
+    cs_free(&s);
 }
 
 int gen_reference(const char *outdir, int verify)
@@ -1130,14 +1124,4 @@ int gen_reference(const char *outdir, int verify)
     if (g_err)
         return 2;
     return g_diff ? 1 : 0;
-}
-
-int gen_scen_case(const char *slug, struct scen *s)
-{
-    for (size_t i = 0; i < scen_ncases; i++)
-        if (strcmp(scen_cases[i].slug, slug) == 0) {
-            scen_cases[i].build(s);
-            return 0;
-        }
-    return -1;
 }

@@ -113,7 +113,7 @@ static int is_data(const tpkt *k)
     return k->proto == NET_PROTO_TCP && k->len > 0;
 }
 
-void conv_tcp_from_scen(conv *c, const scen_t *s, const conv_opts *o)
+void conv_tcp_from_scen(conv *c, const cs_scen *s, const conv_opts *o)
 {
     c->port[0] = o->port[0];
     c->port[1] = o->port[1];
@@ -125,7 +125,7 @@ void conv_tcp_from_scen(conv *c, const scen_t *s, const conv_opts *o)
      * them (a retransmission cut differently) is one pointer. */
     size_t total[2] = {0, 0};
     for (size_t i = 0; i < s->nch; i++)
-        if (s->ch[i].kind == CH_DATA || s->ch[i].kind == CH_LOST)
+        if (s->ch[i].kind == CS_DATA || s->ch[i].kind == CS_LOST)
             total[s->ch[i].dir] += s->ch[i].len;
     for (int d = 0; d < 2; d++) {
         free(c->dbuf[d]);
@@ -133,8 +133,8 @@ void conv_tcp_from_scen(conv *c, const scen_t *s, const conv_opts *o)
         c->dlen[d] = 0;
     }
     for (size_t i = 0; i < s->nch; i++) {
-        const chunk_t *ch = &s->ch[i];
-        if (ch->kind == CH_DATA || ch->kind == CH_LOST) {
+        const cs_chunk *ch = &s->ch[i];
+        if (ch->kind == CS_DATA || ch->kind == CS_LOST) {
             memcpy(c->dbuf[ch->dir] + c->dlen[ch->dir], s->buf + ch->off, ch->len);
             c->dlen[ch->dir] += ch->len;
         }
@@ -153,11 +153,11 @@ void conv_tcp_from_scen(conv *c, const scen_t *s, const conv_opts *o)
          * its sequence numbers (and the SYNs theirs). */
         c0 = s->start_chunk < s->nch ? s->start_chunk : s->nch;
         for (size_t i = 0; i < c0; i++) {
-            const chunk_t *ch = &s->ch[i];
-            if (ch->kind == CH_DATA || ch->kind == CH_LOST) {
+            const cs_chunk *ch = &s->ch[i];
+            if (ch->kind == CS_DATA || ch->kind == CS_LOST) {
                 nxt[ch->dir] += (uint32_t)ch->len;
                 off[ch->dir] += ch->len;
-            } else if (ch->kind == CH_FIN) {
+            } else if (ch->kind == CS_FIN) {
                 nxt[ch->dir]++;
             }
         }
@@ -178,16 +178,16 @@ void conv_tcp_from_scen(conv *c, const scen_t *s, const conv_opts *o)
     }
 
     for (size_t i = c0; i < s->nch; i++) {
-        const chunk_t *ch = &s->ch[i];
+        const cs_chunk *ch = &s->ch[i];
         int d = ch->dir;
-        if (ch->kind == CH_DATA || ch->kind == CH_LOST) {
+        if (ch->kind == CS_DATA || ch->kind == CS_LOST) {
             size_t left = ch->len;
             while (left) {
                 size_t n = left < max_seg ? left : max_seg;
                 tpkt *k = tcp_pkt(c, d, TCP_ACK, nxt[d], nxt[!d]);
                 k->data = c->dbuf[d] + off[d];
                 k->len = n;
-                k->lost = ch->kind == CH_LOST;
+                k->lost = ch->kind == CS_LOST;
                 left -= n;
                 if (!left)
                     k->flags |= TCP_PSH;
@@ -199,18 +199,18 @@ void conv_tcp_from_scen(conv *c, const scen_t *s, const conv_opts *o)
                     pending[d] = 0;
                 }
             }
-        } else if (ch->kind == CH_FIN) {
+        } else if (ch->kind == CS_FIN) {
             tcp_pkt(c, d, TCP_FIN | TCP_ACK, nxt[d], nxt[!d]);
             nxt[d]++;
             pending[!d] = 0;
             pending[d] = 0;
             /* The peer acknowledges the FIN, with its own FIN or RST when
              * that comes next, else with a pure ACK now. */
-            const chunk_t *nx = i + 1 < s->nch ? &s->ch[i + 1] : NULL;
-            int peer_next = nx && nx->dir == !d && nx->kind != CH_LOST;
+            const cs_chunk *nx = i + 1 < s->nch ? &s->ch[i + 1] : NULL;
+            int peer_next = nx && nx->dir == !d && nx->kind != CS_LOST;
             if (!peer_next && !rst)
                 tcp_pkt(c, !d, TCP_ACK, nxt[!d], nxt[d]);
-        } else if (ch->kind == CH_RST) {
+        } else if (ch->kind == CS_RST) {
             tcp_pkt(c, d, TCP_RST | TCP_ACK, nxt[d], nxt[!d]);
             rst = 1;
         }

@@ -1,5 +1,5 @@
 /*
- * The TCP conversation model of mpa-capgen: turns a scenario (tests/scen.h:
+ * The TCP conversation model of mpa-capgen: turns a scenario (corpus.h:
  * each direction's chunks in wire order) into the packets two TCP
  * endpoints would exchange for it (RFC 9293): the three-way handshake,
  * one segment per chunk (split only when a chunk exceeds one IP packet),
@@ -15,8 +15,8 @@
 #define MPA_CAPGEN_CONV_H
 
 #include "capw.h"
+#include "corpus.h"
 #include "net.h"
-#include "scen.h"
 
 /* One packet to write (TCP segment, UDP datagram or ARP frame). */
 typedef struct tpkt {
@@ -67,7 +67,7 @@ void conv_free(conv *c);
 
 /* Appends the packets of scenario s (its mid-stream fields honoured:
  * no handshake, nothing before start_chunk). */
-void conv_tcp_from_scen(conv *c, const scen_t *s, const conv_opts *o);
+void conv_tcp_from_scen(conv *c, const cs_scen *s, const conv_opts *o);
 
 /* Appends a UDP datagram (payload copied) or an ARP frame. */
 void conv_udp(conv *c, int dir, uint16_t sport, uint16_t dport, const void *payload, size_t len,

@@ -27,13 +27,6 @@ typedef struct big_opts {
  * an I/O error (reported). */
 int gen_big(const char *path, const big_opts *o);
 
-struct scen;
-
-/* Builds the scenario of tests/scenarios.h named slug (scen_cases[]) into
- * s, which the caller has sc_init()ed.  Returns 0, or -1 for no such
- * slug. */
-int gen_scen_case(const char *slug, struct scen *s);
-
 /*
  * Writes the adversarial captures into outdir (which must exist): floods
  * of half-open and silent MPA connections, lying PD_Lengths, 2^31 and

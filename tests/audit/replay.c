@@ -1,5 +1,5 @@
 /*
- * mpa-replay: plays one scenario of tests/scenarios.h over a real TCP
+ * mpa-replay: plays one scenario of the corpus (corpus/corpus.h) over a real TCP
  * connection on the loopback interface, both ends in this process, so
  * that `mpa-audit -i lo` can be tested on live traffic
  * (scripts/live-audit.sh).
@@ -8,8 +8,8 @@
  *   mpa-replay --list        the scenario slugs and their expected ids
  *
  * Each chunk of the scenario is one write(2) with TCP_NODELAY, a few
- * milliseconds apart so the kernel sends it as its own segment; CH_FIN is
- * shutdown(SHUT_WR), CH_RST a close with SO_LINGER 0.  Whatever arrives
+ * milliseconds apart so the kernel sends it as its own segment; CS_FIN is
+ * shutdown(SHUT_WR), CS_RST a close with SO_LINGER 0.  Whatever arrives
  * is read and dropped.  Scenarios with holes or a mid-stream start cannot
  * be played live.  Exit status 0, or 2 with a message.
  */
@@ -18,11 +18,14 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "scenarios.h"
+#include "corpus.h"
 
 static void die(const char *what)
 {
@@ -49,8 +52,8 @@ static void pause_ms(long ms)
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-        for (size_t i = 0; i < scen_ncases; i++)
-            printf("%s\t%s\n", scen_cases[i].slug, scen_cases[i].expect[0] ? scen_cases[i].expect : "-");
+        for (size_t i = 0; i < cs_ncases; i++)
+            printf("%s\t%s\n", cs_cases[i].slug, cs_cases[i].expect[0] ? cs_cases[i].expect : "-");
         return 0;
     }
     if (argc != 3) {
@@ -62,19 +65,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "mpa-replay: bad port %s\n", argv[1]);
         return 2;
     }
-    const scen_case *tc = NULL;
-    for (size_t i = 0; i < scen_ncases; i++)
-        if (strcmp(scen_cases[i].slug, argv[2]) == 0)
-            tc = &scen_cases[i];
+    const cs_case *tc = NULL;
+    for (size_t i = 0; i < cs_ncases; i++)
+        if (strcmp(cs_cases[i].slug, argv[2]) == 0)
+            tc = &cs_cases[i];
     if (!tc) {
         fprintf(stderr, "mpa-replay: no scenario %s (mpa-replay --list)\n", argv[2]);
         return 2;
     }
-    scen_t s;
-    sc_init(&s);
+    cs_scen s;
+    cs_init(&s);
     tc->build(&s);
     for (size_t c = 0; c < s.nch; c++)
-        if (s.ch[c].kind == CH_LOST || s.midstream) {
+        if (s.ch[c].kind == CS_LOST || s.midstream) {
             fprintf(stderr, "mpa-replay: %s has capture holes or a mid-stream start: not playable\n", argv[2]);
             return 2;
         }
@@ -107,14 +110,14 @@ int main(int argc, char **argv)
         setsockopt(fd[d], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 
     for (size_t c = 0; c < s.nch; c++) {
-        const chunk_t *ch = &s.ch[c];
+        const cs_chunk *ch = &s.ch[c];
         int d = ch->dir;
         pause_ms(5);
         drain(fd[0]);
         drain(fd[1]);
         if (fd[d] < 0)
             continue;
-        if (ch->kind == CH_DATA) {
+        if (ch->kind == CS_DATA) {
             size_t off = 0;
             while (off < ch->len) {
                 ssize_t n = send(fd[d], s.buf + ch->off + off, ch->len - off, MSG_NOSIGNAL);
@@ -125,7 +128,7 @@ int main(int argc, char **argv)
                 }
                 off += (size_t)n;
             }
-        } else if (ch->kind == CH_FIN) {
+        } else if (ch->kind == CS_FIN) {
             shutdown(fd[d], SHUT_WR);
         } else {
             struct linger lg = {1, 0};
@@ -140,6 +143,6 @@ int main(int argc, char **argv)
         if (fd[d] >= 0)
             close(fd[d]);
     }
-    sc_free(&s);
+    cs_free(&s);
     return 0;
 }

@@ -1,5 +1,5 @@
 # libFuzzer targets (included by the root Makefile; uses B, LIB_SRCS,
-# LIB_HDRS, CSTD, WARN, CC and CLANG from it).
+# LIB_HDRS, CSTD, WARN, CC and CLANG from it, CORPUS_* from corpus.mk).
 #
 #   make fuzz-smoke   replay tests/fuzz/regress/<target>/, then fuzz each
 #                     target FUZZ_SMOKE_SECONDS (default 5); run by make test
@@ -15,19 +15,21 @@
 # into tests/fuzz/regress/<target>/ so that every later make test
 # replays it.
 
-FUZZ_LIB_TARGETS := fuzz_frame fuzz_fpdu fuzz_ddp fuzz_stream
+FUZZ_LIB_TARGETS := fuzz_frame fuzz_fpdu fuzz_ddp
+# fuzz_stream: the stream engine; its startup frames come from the
+# corpus (corpus/build.c, compiled in with the same flags).
 # fuzz_pcap runs the whole of mpa-audit (conformance/audit, libpcap,
 # cJSON); its seeds are the reference captures.
 # fuzz_scen: mpa-inject's scenario parser (cJSON); its seeds are the
 # example scenarios and the scripts it must reject.
 # fuzz_html: mpa-conform's HTML report from any JSON; seeds: the fixture
 # report and reports made by the conformance tests.
-FUZZ_TARGETS := $(FUZZ_LIB_TARGETS) fuzz_pcap fuzz_scen fuzz_html
+FUZZ_TARGETS := $(FUZZ_LIB_TARGETS) fuzz_stream fuzz_pcap fuzz_scen fuzz_html
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_SECONDS ?= 600
 
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := $(CSTD) $(WARN) -O1 -g -D_DEFAULT_SOURCE -Iinclude -Isrc -Itests
+FUZZ_CFLAGS := $(CSTD) $(WARN) -O1 -g -D_DEFAULT_SOURCE -Iinclude -Isrc
 FUZZ_BINS := $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
 # Every run: 10 s per input at most, 2 GiB, statistics at the end.
 FUZZ_RUNFLAGS := -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
@@ -43,6 +45,10 @@ fuzz-clang:
 $(addprefix $(B)/fuzz/,$(FUZZ_LIB_TARGETS)): $(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS) tests/fuzz/fuzz.mk
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SAN) $< $(LIB_SRCS) -o $@
+
+$(B)/fuzz/fuzz_stream: tests/fuzz/fuzz_stream.c corpus/build.c $(CORPUS_HDRS) $(LIB_SRCS) $(LIB_HDRS) tests/fuzz/fuzz.mk
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) $(CORPUS_CFLAGS) $(FUZZ_SAN) $< corpus/build.c $(LIB_SRCS) -o $@
 
 $(B)/fuzz/fuzz_pcap: tests/fuzz/fuzz_pcap.c $(LIB_SRCS) $(LIB_HDRS) $(CAP_SRCS) $(CAP_HDRS) $(AUDIT_SRCS) $(AUDIT_HDRS) \
                      tests/fuzz/fuzz.mk
@@ -61,9 +67,9 @@ $(B)/fuzz/fuzz_html: tests/fuzz/fuzz_html.c conformance/conform/html.c conforman
 	$(CLANG) $(FUZZ_CFLAGS) -Iconformance/conform $(EXT_CFLAGS) $(FUZZ_SAN) $< conformance/conform/html.c -o $@ \
 	    $(CJSON_LIBS)
 
-$(B)/fuzz/mkseeds: tests/fuzz/mkseeds.c tests/scen.h $(B)/libmpa.a
+$(B)/fuzz/mkseeds: tests/fuzz/mkseeds.c $(CORPUS_HDRS) $(B)/libmpacorpus.a $(B)/libmpa.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Itests $< -o $@ $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $(CORPUS_CFLAGS) $< -o $@ $(B)/libmpacorpus.a $(B)/libmpa.a
 
 # The seeds are rewritten whenever the generator (or the library) changes.
 $(B)/fuzz/seeds/.stamp: $(B)/fuzz/mkseeds $(wildcard captures/*.pcap captures/*.pcapng) \

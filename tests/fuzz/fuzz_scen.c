@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inject/scen.h" /* not tests/scen.h */
+#include "inject/scen.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

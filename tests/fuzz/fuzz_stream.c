@@ -42,8 +42,9 @@
  * does not take (a direction waiting for the other) stay queued for that
  * direction and are fed again after the other direction's later records;
  * at the end mpa_stream_finish, what is left, mpa_stream_finish again
- * (the harness of tests/scen.h).  The two event logs (mpa_event_format
- * plus the raw fields the format leaves out), the counters, modes, roles
+ * (as cs_run() of corpus/run.c does).  The two event logs
+ * (mpa_event_format plus the raw fields the format leaves out), the
+ * counters, modes, roles
  * and frames must be identical, or the target aborts after printing the
  * first line that differs.
  *
@@ -55,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus.h" /* the startup frames */
 #include "mpa/describe.h"
 #include "mpa/fpdu.h"
 #include "mpa/frame.h"
@@ -132,23 +134,10 @@ static uint16_t irdord(uint8_t v) { return v == 0xFF ? MPA_IRD_ORD_MAX : v; }
 static mpa_frame_enc startup_frame(mpa_key_kind kind, uint8_t fl, uint8_t ird, uint8_t ord)
 {
     static const uint8_t ulp_pd[3] = {0x55, 0x4c, 0x50};
-    mpa_frame_enc f;
-    memset(&f, 0, sizeof f);
-    f.kind = kind;
-    f.m = fl & 1;
-    f.c = fl >> 1 & 1;
-    f.s = fl >> 2 & 1;
-    f.rev = f.s ? 2 : 1;
-    f.pd_len_override = -1;
-    if (f.s) {
-        f.enh_present = 1;
-        f.enh.a = fl >> 3 & 1;
-        f.enh.b = fl >> 4 & 1;
-        f.enh.c = fl >> 5 & 1;
-        f.enh.d = fl >> 6 & 1;
-        f.enh.ird = irdord(ird);
-        f.enh.ord = irdord(ord);
-    }
+    int m = fl & 1, c = fl >> 1 & 1;
+    mpa_frame_enc f = kind == MPA_KEY_REQ ? cs_req(m, c) : cs_rep(m, c);
+    if (fl >> 2 & 1)
+        f = cs_enh(f, fl >> 3 & 1, fl >> 4 & 1, fl >> 5 & 1, fl >> 6 & 1, irdord(ird), irdord(ord));
     if (fl & 0x80) {
         if (kind == MPA_KEY_REQ) {
             f.pd = ulp_pd;

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "scen.h"
+#include "corpus.h"
 
 static const char *outdir;
 static unsigned nseeds;
@@ -65,41 +65,36 @@ static void frame_seed(const char *name, const mpa_frame_enc *f, size_t cut)
 static void frame_seeds(void)
 {
     static const uint8_t pd[40] = "ULP private data for the fuzz seeds....";
-    mpa_frame_enc q = sc_req(1, 1), p = sc_rep(1, 1);
+    mpa_frame_enc q = cs_req(1, 1), p = cs_rep(1, 1);
     frame_seed("request", &q, 0);
     frame_seed("reply", &p, 0);
     frame_seed("request-cut18", &q, 18);
     q.pd = pd;
     q.pd_len = sizeof pd;
     frame_seed("request-pd", &q, 0);
-    mpa_frame_enc qe = sc_enh(sc_req(1, 1), 1, 1, 1, 1, 16, 16);
+    mpa_frame_enc qe = cs_enh(cs_req(1, 1), 1, 1, 1, 1, 16, 16);
     qe.pd = pd;
     qe.pd_len = 8;
     frame_seed("request-enhanced", &qe, 0);
-    mpa_frame_enc pe = sc_enh(sc_rep(0, 1), 1, 0, 1, 0, MPA_IRD_ORD_MAX, MPA_IRD_ORD_MAX);
+    mpa_frame_enc pe = cs_enh(cs_rep(0, 1), 1, 0, 1, 0, MPA_IRD_ORD_MAX, MPA_IRD_ORD_MAX);
     frame_seed("reply-enhanced", &pe, 0);
-    mpa_frame_enc rj = sc_rep(0, 0);
+    mpa_frame_enc rj = cs_rep(0, 0);
     rj.r = 1;
     frame_seed("reply-reject", &rj, 0);
-    mpa_frame_enc lie = sc_req(0, 1);
+    mpa_frame_enc lie = cs_req(0, 1);
     lie.pd = pd;
     lie.pd_len = 10;
     lie.pd_len_override = 20;
     frame_seed("request-pdlen-lie", &lie, 0);
-    mpa_frame_enc k;
-    memset(&k, 0, sizeof k);
-    k.kind = MPA_KEY_STARTKEY;
-    k.m = 1;
-    k.c = 1;
-    k.pd_len_override = -1;
+    mpa_frame_enc k = cs_startkey(1, 1);
     frame_seed("startkey", &k, 0);
-    mpa_frame_enc r = sc_req(0, 1);
+    mpa_frame_enc r = cs_req(0, 1);
     r.kind = MPA_KEY_RTR2007;
     frame_seed("rtr2007", &r, 0);
     uint8_t bad[16];
     memcpy(bad, "MPA ID Req Frame", 16);
     bad[10] = 'f';
-    mpa_frame_enc u = sc_req(0, 1);
+    mpa_frame_enc u = cs_req(0, 1);
     u.raw_key = bad;
     frame_seed("unknown-key", &u, 0);
 }
@@ -149,13 +144,13 @@ static void fpdu_seeds(void)
     fpdu_seed("draft-fig6", 1, 1, 492, 0, ul6, sizeof ul6, crc6);
 
     static uint8_t ul[70000];
-    size_t n = ul_send(ul, sizeof ul, 1, 24);
+    size_t n = cs_ul_send(ul, sizeof ul, 1, 24);
     fpdu_seed("send-plain", 0, 1, 1000, 0, ul, n, NULL);
     fpdu_seed("send-nocrc", 0, 0, 7, 0, ul, n, NULL);
-    n = ul_write(ul, sizeof ul, 0x1234, 0x1000, 1200);
+    n = cs_ul_write(ul, sizeof ul, 0x1234, 0x1000, 1200);
     fpdu_seed("write-3-markers-wrap", 1, 1, 0xFFFFFF00u, 0xFFFFFE00u, ul, n, NULL);
     fpdu_seed("empty-ulpdu", 1, 1, 510, 0, ul, 0, NULL);
-    n = ul_send(ul, sizeof ul, 3, 1);
+    n = cs_ul_send(ul, sizeof ul, 3, 1);
     fpdu_seed("marker-splits-length", 1, 1, 511, 0, ul, n, NULL);
 }
 
@@ -191,7 +186,7 @@ static void ddp_seeds(void)
         {"opcode-8", 0x8, 0},
     };
     for (size_t i = 0; i < sizeof untagged / sizeof untagged[0]; i++) {
-        mpa_ddp d = ul_untagged(untagged[i].op, untagged[i].qn, 5);
+        mpa_ddp d = cs_ul_untagged(untagged[i].op, untagged[i].qn, 5);
         if (untagged[i].op == MPA_RDMAP_SEND_INVALIDATE ||
             untagged[i].op == MPA_RDMAP_SEND_SE_INVALIDATE)
             d.hdr.rsvdulp = 0xABCD;
@@ -202,12 +197,12 @@ static void ddp_seeds(void)
         }
         ddp_seed(untagged[i].name, &d, 16);
     }
-    mpa_ddp d = ul_tagged(MPA_RDMAP_RDMA_WRITE, 0x77, 0x1000);
+    mpa_ddp d = cs_ul_tagged(MPA_RDMAP_RDMA_WRITE, 0x77, 0x1000);
     ddp_seed("write", &d, 32);
     ddp_seed("rtr-write", &d, 0);
-    d = ul_tagged(MPA_RDMAP_READ_RESPONSE, 0x78, 0x2000);
+    d = cs_ul_tagged(MPA_RDMAP_READ_RESPONSE, 0x78, 0x2000);
     ddp_seed("read-resp", &d, 32);
-    d = ul_untagged(MPA_RDMAP_READ_REQUEST, MPA_QN_READ_REQUEST, 1);
+    d = cs_ul_untagged(MPA_RDMAP_READ_REQUEST, MPA_QN_READ_REQUEST, 1);
     d.u.rreq.sink_stag = 0x1000;
     d.u.rreq.sink_to = 0x2000;
     d.u.rreq.size = 4096;
@@ -216,7 +211,7 @@ static void ddp_seeds(void)
     ddp_seed("read-req", &d, 0);
     d.u.rreq.size = 0;
     ddp_seed("rtr-read", &d, 0);
-    d = ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, MPA_QN_READ_REQUEST, 2);
+    d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, MPA_QN_READ_REQUEST, 2);
     d.u.atomic_req.aop = MPA_ATOMIC_CMP_SWAP;
     d.u.atomic_req.req_id = 3;
     d.u.atomic_req.stag = 0x99;
@@ -224,7 +219,7 @@ static void ddp_seeds(void)
     d.u.atomic_req.add_swap_data = 1;
     d.u.atomic_req.compare_data = 2;
     ddp_seed("atomic-req", &d, 0);
-    d = ul_untagged(MPA_RDMAP_TERMINATE, MPA_QN_TERMINATE, 1);
+    d = cs_ul_untagged(MPA_RDMAP_TERMINATE, MPA_QN_TERMINATE, 1);
     d.u.term.layer = MPA_TERM_LAYER_LLP;
     d.u.term.etype = 0;
     d.u.term.code = 7;
@@ -235,11 +230,11 @@ static void ddp_seeds(void)
     d.u.term.code = 1;
     d.u.term.m = d.u.term.d = d.u.term.r = 1;
     d.u.term.seglen = 46;
-    d.u.term.ddp_hdr = ul_untagged(MPA_RDMAP_READ_REQUEST, 7, 1).hdr;
+    d.u.term.ddp_hdr = cs_ul_untagged(MPA_RDMAP_READ_REQUEST, 7, 1).hdr;
     d.u.term.rreq.size = 512;
     ddp_seed("terminate-mdr", &d, 0);
     d.u.term.r = 0;
-    d.u.term.ddp_hdr = ul_tagged(MPA_RDMAP_RDMA_WRITE, 0x55, 0).hdr;
+    d.u.term.ddp_hdr = cs_ul_tagged(MPA_RDMAP_RDMA_WRITE, 0x55, 0).hdr;
     ddp_seed("terminate-md-tagged", &d, 0);
 }
 
@@ -268,16 +263,16 @@ static void srec(script_t *s, uint8_t ctl, const uint8_t *p, size_t n)
         sput(s, p[i]);
 }
 
-/* A scenario of tests/scen.h as a script: each chunk one segment, split
+/* A scenario of the corpus as a script: each chunk one segment, split
  * into records of at most 255 octets. */
-static void scen_seed(const char *name, const scen_t *sc)
+static void scen_seed(const char *name, const cs_scen *sc)
 {
     script_t *s = &sc_out;
     s->n = 0;
     sput(s, 0x04); /* no startup prepended (the scenario has its own), EMSS 1460 */
     for (size_t c = 0; c < sc->nch; c++) {
-        const chunk_t *ch = &sc->ch[c];
-        if (ch->kind == CH_LOST) {
+        const cs_chunk *ch = &sc->ch[c];
+        if (ch->kind == CS_LOST) {
             /* Holes: records of len * 64 octets, then of len octets. */
             size_t left = ch->len;
             while (left) {
@@ -290,8 +285,8 @@ static void scen_seed(const char *name, const scen_t *sc)
             }
             continue;
         }
-        if (ch->kind != CH_DATA) {
-            srec(s, (uint8_t)((ch->kind == CH_RST ? 0xF2 : 0xF0) | ch->dir), NULL, 0);
+        if (ch->kind != CS_DATA) {
+            srec(s, (uint8_t)((ch->kind == CS_RST ? 0xF2 : 0xF0) | ch->dir), NULL, 0);
             continue;
         }
         for (size_t at = 0; at < ch->len;) {
@@ -320,16 +315,16 @@ static void stream_seeds(void)
     sput(s, 16);
     sput(s, 16);
     sput(s, 16);
-    size_t n = ul_write(ulb, sizeof ulb, 0, 0, 0);
+    size_t n = cs_ul_write(ulb, sizeof ulb, 0, 0, 0);
     srec(s, 0xE2, ulb, n); /* d0: the RTR */
-    n = ul_send(ulb, sizeof ulb, 1, 64);
+    n = cs_ul_send(ulb, sizeof ulb, 1, 64);
     srec(s, 0xE3, ulb, n);
     srec(s, 0xE2, ulb, n);
-    n = ul_read_req(ulb, sizeof ulb, 1, 4096);
+    n = cs_ul_read_req(ulb, sizeof ulb, 1, 4096);
     srec(s, 0xE2, ulb, n);
-    n = ul_write(ulb, sizeof ulb, 0x1000, 0x2000, 200);
+    n = cs_ul_write(ulb, sizeof ulb, 0x1000, 0x2000, 200);
     srec(s, 0xE3, ulb, n);
-    n = ul_term(ulb, sizeof ulb, 2, 0, 1);
+    n = cs_ul_term(ulb, sizeof ulb, 2, 0, 1);
     srec(s, 0xE3, ulb, n);
     srec(s, 0xF0, NULL, 0);
     srec(s, 0xF1, NULL, 0);
@@ -343,56 +338,56 @@ static void stream_seeds(void)
     for (unsigned k = 0; k < 4; k++)
         sput(s, 0);
     for (unsigned i = 0; i < 6; i++) {
-        n = ul_send(ulb, sizeof ulb, i + 1, 150 + 15 * i);
+        n = cs_ul_send(ulb, sizeof ulb, i + 1, 150 + 15 * i);
         srec(s, 0xE2, ulb, n);
-        n = ul_send(ulb, sizeof ulb, i + 1, 100 + 20 * i);
+        n = cs_ul_send(ulb, sizeof ulb, i + 1, 100 + 20 * i);
         srec(s, 0xE3, ulb, n);
     }
     srec(s, 0xF2, NULL, 0);
     seed("fuzz_stream", "plain-markers-wrap", s->b, s->n);
 
-    /* Scenarios built with tests/scen.h, as raw octets. */
-    scen_t sc;
-    sc_init(&sc);
-    mpa_frame_enc q = sc_req(1, 1), p = sc_rep(0, 1);
-    sc_frame(&sc, 0, &q);
-    sc_frame(&sc, 1, &p);
-    sc_fpdu_mode(&sc, 0, 0);
-    sc_fpdu_mode(&sc, 1, 1);
-    n = ul_send(ulb, sizeof ulb, 1, 600);
-    sc_fpdu(&sc, 0, ulb, n);
-    n = ul_send(ulb, sizeof ulb, 1, 1200);
-    sc_fpdu(&sc, 1, ulb, n);
-    sc_end(&sc, 0, 0);
-    sc_end(&sc, 1, 0);
+    /* Scenarios built with the corpus, as raw octets. */
+    cs_scen sc;
+    cs_init(&sc);
+    mpa_frame_enc q = cs_req(1, 1), p = cs_rep(0, 1);
+    cs_frame(&sc, 0, &q);
+    cs_frame(&sc, 1, &p);
+    cs_fpdu_mode(&sc, 0, 0);
+    cs_fpdu_mode(&sc, 1, 1);
+    n = cs_ul_send(ulb, sizeof ulb, 1, 600);
+    cs_fpdu(&sc, 0, ulb, n);
+    n = cs_ul_send(ulb, sizeof ulb, 1, 1200);
+    cs_fpdu(&sc, 1, ulb, n);
+    cs_end(&sc, 0, 0);
+    cs_end(&sc, 1, 0);
     scen_seed("scen-asym-markers", &sc);
-    sc_free(&sc);
+    cs_free(&sc);
 
     /* Holes: one segment lost each way, markers one way (RFC 5044 4.3). */
-    sc_init(&sc);
-    q = sc_req(1, 1);
-    p = sc_rep(0, 1);
-    sc_frame(&sc, 0, &q);
-    sc_frame(&sc, 1, &p);
-    sc_fpdu_mode(&sc, 0, 0);
-    sc_fpdu_mode(&sc, 1, 1);
+    cs_init(&sc);
+    q = cs_req(1, 1);
+    p = cs_rep(0, 1);
+    cs_frame(&sc, 0, &q);
+    cs_frame(&sc, 1, &p);
+    cs_fpdu_mode(&sc, 0, 0);
+    cs_fpdu_mode(&sc, 1, 1);
     for (unsigned i = 0; i < 8; i++) {
-        n = ul_write(ulb, sizeof ulb, 0x10 + i, 0, 200 + 97 * i);
-        sc_fpdu(&sc, i & 1, ulb, n);
+        n = cs_ul_write(ulb, sizeof ulb, 0x10 + i, 0, 200 + 97 * i);
+        cs_fpdu(&sc, i & 1, ulb, n);
         if (i == 2 || i == 5)
-            sc_lose_last(&sc);
+            cs_lose_last(&sc);
     }
-    sc_end(&sc, 0, 0);
-    sc_end(&sc, 1, 0);
+    cs_end(&sc, 0, 0);
+    cs_end(&sc, 1, 0);
     scen_seed("scen-holes", &sc);
-    sc_free(&sc);
+    cs_free(&sc);
 
     /* Mid-stream start: markers both ways, nothing stated, a hole. */
     s->n = 0;
     sput(s, 0x40 | 0x30 | 0x04);
     sput(s, 0xFF); /* markers and CRC unknown both ways */
     for (unsigned i = 0; i < 10; i++) {
-        n = ul_write(ulb, sizeof ulb, 0x40 + i, 0, 150 + 9 * i);
+        n = cs_ul_write(ulb, sizeof ulb, 0x40 + i, 0, 150 + 9 * i);
         srec(s, (uint8_t)(0xE2 | (i & 1)), ulb, n);
         if (i == 6) {
             sput(s, 0xD2);
@@ -401,67 +396,67 @@ static void stream_seeds(void)
     }
     seed("fuzz_stream", "midstream-markers", s->b, s->n);
 
-    sc_init(&sc);
-    q = sc_req(0, 1);
-    p = sc_rep(0, 1);
+    cs_init(&sc);
+    q = cs_req(0, 1);
+    p = cs_rep(0, 1);
     p.r = 1;
-    sc_frame(&sc, 0, &q);
-    sc_frame(&sc, 1, &p);
+    cs_frame(&sc, 0, &q);
+    cs_frame(&sc, 1, &p);
     static const char txt[] = "streaming data the ULP sends after the reject";
-    sc_raw(&sc, 0, txt, sizeof txt);
-    sc_end(&sc, 0, 0);
-    sc_end(&sc, 1, 0);
+    cs_raw(&sc, 0, txt, sizeof txt);
+    cs_end(&sc, 0, 0);
+    cs_end(&sc, 1, 0);
     scen_seed("scen-reject", &sc);
-    sc_free(&sc);
+    cs_free(&sc);
 
     /* Request, then FPDUs before the Reply: the Initiator must wait. */
-    sc_init(&sc);
-    q = sc_req(1, 1);
-    p = sc_rep(1, 1);
-    sc_frame(&sc, 0, &q);
-    sc_fpdu_mode(&sc, 0, 1);
-    n = ul_send(ulb, sizeof ulb, 1, 30);
-    sc_fpdu(&sc, 0, ulb, n);
-    sc_frame(&sc, 1, &p);
-    sc_fpdu_mode(&sc, 1, 1);
-    sc_fpdu(&sc, 1, ulb, n);
+    cs_init(&sc);
+    q = cs_req(1, 1);
+    p = cs_rep(1, 1);
+    cs_frame(&sc, 0, &q);
+    cs_fpdu_mode(&sc, 0, 1);
+    n = cs_ul_send(ulb, sizeof ulb, 1, 30);
+    cs_fpdu(&sc, 0, ulb, n);
+    cs_frame(&sc, 1, &p);
+    cs_fpdu_mode(&sc, 1, 1);
+    cs_fpdu(&sc, 1, ulb, n);
     scen_seed("scen-early-fpdu", &sc);
-    sc_free(&sc);
+    cs_free(&sc);
 
-    sc_init(&sc);
-    q = sc_req(0, 1);
-    p = sc_rep(0, 1);
-    mpa_frame_enc r = sc_req(0, 1);
+    cs_init(&sc);
+    q = cs_req(0, 1);
+    p = cs_rep(0, 1);
+    mpa_frame_enc r = cs_req(0, 1);
     q.s = p.s = 1;
     r.kind = MPA_KEY_RTR2007;
-    sc_frame(&sc, 0, &q);
-    sc_frame(&sc, 1, &p);
-    sc_frame(&sc, 0, &r);
-    sc_fpdu_mode(&sc, 0, 0);
-    sc_fpdu_mode(&sc, 1, 0);
-    n = ul_send(ulb, sizeof ulb, 1, 40);
-    sc_fpdu(&sc, 0, ulb, n);
-    sc_fpdu(&sc, 1, ulb, n);
+    cs_frame(&sc, 0, &q);
+    cs_frame(&sc, 1, &p);
+    cs_frame(&sc, 0, &r);
+    cs_fpdu_mode(&sc, 0, 0);
+    cs_fpdu_mode(&sc, 1, 0);
+    n = cs_ul_send(ulb, sizeof ulb, 1, 40);
+    cs_fpdu(&sc, 0, ulb, n);
+    cs_fpdu(&sc, 1, ulb, n);
     scen_seed("scen-rtr2007", &sc);
-    sc_free(&sc);
+    cs_free(&sc);
 
-    sc_init(&sc);
+    cs_init(&sc);
     mpa_frame_enc k;
     memset(&k, 0, sizeof k);
     k.kind = MPA_KEY_STARTKEY;
     k.m = 1;
     k.c = 1;
     k.pd_len_override = -1;
-    sc_frame(&sc, 1, &k);
+    cs_frame(&sc, 1, &k);
     k.m = 0;
-    sc_frame(&sc, 0, &k);
-    sc_fpdu_mode(&sc, 0, 1);
-    sc_fpdu_mode(&sc, 1, 0);
-    n = ul_send(ulb, sizeof ulb, 1, 40);
-    sc_fpdu(&sc, 0, ulb, n);
-    sc_fpdu(&sc, 1, ulb, n);
+    cs_frame(&sc, 0, &k);
+    cs_fpdu_mode(&sc, 0, 1);
+    cs_fpdu_mode(&sc, 1, 0);
+    n = cs_ul_send(ulb, sizeof ulb, 1, 40);
+    cs_fpdu(&sc, 0, ulb, n);
+    cs_fpdu(&sc, 1, ulb, n);
     scen_seed("scen-startkey", &sc);
-    sc_free(&sc);
+    cs_free(&sc);
 }
 
 int main(int argc, char **argv)

@@ -12,24 +12,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "mpa/ddp.h"
-#include "testlib.h"
+#include "t.h"
 
 /* ---- helpers --------------------------------------------------------- */
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    put32(p, (uint32_t)(v >> 32));
-    put32(p + 4, (uint32_t)v);
-}
 
 /* Decode buf[0..avail) from a guarded copy. */
 static mpa_status dec(const uint8_t *buf, size_t avail, size_t ulpdu_len,
@@ -218,10 +205,10 @@ static size_t untagged(uint8_t *b, uint8_t op, uint32_t rsvdulp, uint32_t qn,
 {
     b[0] = 0x41;
     b[1] = (uint8_t)(0x40 | op);
-    put32(b + 2, rsvdulp);
-    put32(b + 6, qn);
-    put32(b + 10, msn);
-    put32(b + 14, mo);
+    put_be32(b + 2, rsvdulp);
+    put_be32(b + 6, qn);
+    put_be32(b + 10, msn);
+    put_be32(b + 14, mo);
     return 18;
 }
 
@@ -230,8 +217,8 @@ static size_t tagged(uint8_t *b, uint8_t op, uint32_t stag, uint64_t to)
 {
     b[0] = 0xC1;
     b[1] = (uint8_t)(0x40 | op);
-    put32(b + 2, stag);
-    put64(b + 6, to);
+    put_be32(b + 2, stag);
+    put_be64(b + 6, to);
     return 14;
 }
 
@@ -373,11 +360,11 @@ static void test_draft03_fig5_vector_versions_reported(void)
 static size_t build_rreq(uint8_t *b, uint32_t size)
 {
     size_t n = untagged(b, 0x1, 0, 1, 3, 0);
-    put32(b + n, 0x01020304u);             /* Data Sink STag */
-    put64(b + n + 4, 0x1112131415161718ull); /* Data Sink TO */
-    put32(b + n + 12, size);               /* RDMA Read Message Size */
-    put32(b + n + 16, 0x21222324u);        /* Data Source STag */
-    put64(b + n + 20, 0x3132333435363738ull); /* Data Source TO */
+    put_be32(b + n, 0x01020304u);             /* Data Sink STag */
+    put_be64(b + n + 4, 0x1112131415161718ull); /* Data Sink TO */
+    put_be32(b + n + 12, size);               /* RDMA Read Message Size */
+    put_be32(b + n + 16, 0x21222324u);        /* Data Source STag */
+    put_be64(b + n + 20, 0x3132333435363738ull); /* Data Source TO */
     return n + 28;
 }
 
@@ -447,11 +434,11 @@ static size_t build_term(uint8_t *b, unsigned layer, unsigned etype,
             n += untagged(b + n, 0x3, 0, 0, 5, 0x40); /* a failed Send */
     }
     if (r) {
-        put32(b + n, 0xA1A2A3A4u);
-        put64(b + n + 4, 0xB1B2B3B4B5B6B7B8ull);
-        put32(b + n + 12, 4096);
-        put32(b + n + 16, 0xC1C2C3C4u);
-        put64(b + n + 20, 0xD1D2D3D4D5D6D7D8ull);
+        put_be32(b + n, 0xA1A2A3A4u);
+        put_be64(b + n + 4, 0xB1B2B3B4B5B6B7B8ull);
+        put_be32(b + n + 12, 4096);
+        put_be32(b + n + 16, 0xC1C2C3C4u);
+        put_be64(b + n + 20, 0xD1D2D3D4D5D6D7D8ull);
         n += 28;
     }
     return n;
@@ -591,14 +578,14 @@ static void test_rfc7306_atomic_request(void)
 {
     uint8_t b[80];
     size_t n = untagged(b, 0xA, 0, 1, 4, 0);
-    put32(b + n, 0x00000002u);                 /* reserved | AOpCode=CmpSwap */
-    put32(b + n + 4, 0x77777777u);             /* Request Identifier */
-    put32(b + n + 8, 0x12345678u);             /* Remote STag */
-    put64(b + n + 12, 0x1000200030004000ull);  /* Remote TO */
-    put64(b + n + 20, 0x0000000000000005ull);  /* Swap Data */
-    put64(b + n + 28, 0xFFFFFFFFFFFFFFFFull);  /* Swap Mask */
-    put64(b + n + 36, 0x0000000000000004ull);  /* Compare Data */
-    put64(b + n + 44, 0x00000000FFFFFFFFull);  /* Compare Mask */
+    put_be32(b + n, 0x00000002u);                 /* reserved | AOpCode=CmpSwap */
+    put_be32(b + n + 4, 0x77777777u);             /* Request Identifier */
+    put_be32(b + n + 8, 0x12345678u);             /* Remote STag */
+    put_be64(b + n + 12, 0x1000200030004000ull);  /* Remote TO */
+    put_be64(b + n + 20, 0x0000000000000005ull);  /* Swap Data */
+    put_be64(b + n + 28, 0xFFFFFFFFFFFFFFFFull);  /* Swap Mask */
+    put_be64(b + n + 36, 0x0000000000000004ull);  /* Compare Data */
+    put_be64(b + n + 44, 0x00000000FFFFFFFFull);  /* Compare Mask */
     n += 52;
     mpa_ddp d;
     size_t need;
@@ -629,8 +616,8 @@ static void test_rfc7306_atomic_response_and_immediate(void)
 {
     uint8_t b[64];
     size_t n = untagged(b, 0xB, 0, 3, 4, 0);
-    put32(b + n, 0x77777777u);
-    put64(b + n + 4, 0x0102030405060708ull);
+    put_be32(b + n, 0x77777777u);
+    put_be64(b + n + 4, 0x0102030405060708ull);
     n += 12;
     mpa_ddp d;
     size_t need;
@@ -647,7 +634,7 @@ static void test_rfc7306_atomic_response_and_immediate(void)
 
     for (uint8_t op = 0x8; op <= 0x9; op++) {
         n = untagged(b, op, 0, 0, 2, 0);
-        put64(b + n, 0x8877665544332211ull);
+        put_be64(b + n, 0x8877665544332211ull);
         n += 8;
         T_EQ(dec(b, n, n, &d, &need), MPA_OK);
         T_EQ(d.hdr.opcode, op);
@@ -959,13 +946,13 @@ static void test_anomalies_each_bit(void)
     b[0] = 0x01;
     T_EQ(an_of(b, n, n), MPA_DDP_AN_NOT_LAST);
     n = build_rreq(b, 8);
-    put32(b + 14, 28);
+    put_be32(b + 14, 28);
     T_EQ(an_of(b, n, n), MPA_DDP_AN_MO_NONZERO);
     n = build_term(b, 2, 0, 1, 0, 0, 0, 0, 0);
     b[0] = 0x01;
     T_EQ(an_of(b, n, n), MPA_DDP_AN_NOT_LAST);
     n = build_term(b, 2, 0, 1, 0, 0, 0, 0, 0);
-    put32(b + 14, 4);
+    put_be32(b + 14, 4);
     T_EQ(an_of(b, n, n), MPA_DDP_AN_MO_NONZERO);
     n = untagged(b, 0x3, 0, 0, 1, 64); /* a Send may have MO != 0 */
     b[0] = 0x01;

@@ -5,12 +5,13 @@
  * framing again), 4.4 (CRC), 7.1.1 (M governs the peer's markers).
  *
  * Each case builds two endpoints' octets with the library's encoders,
- * loses some of them (CH_LOST) or starts the capture late, and checks
+ * loses some of them (CS_LOST) or starts the capture late, and checks
  * where decoding locks on again, how it proved the boundary, that every
  * FPDU after the lock decodes cleanly, that the skipped octets are all
  * reported, and that the events do not depend on the split.
  */
-#include "scen.h"
+#include "corpus.h"
+#include "mpa/describe.h"
 #include "t.h"
 
 #define D0 0
@@ -29,7 +30,7 @@ static size_t mix_size(unsigned i)
  * RFC 5044 4.1); these scenarios put 0, so no valid CRC proves anything. */
 static int g_crc_zero;
 
-static void traffic(scen_t *s, int dir, unsigned n, unsigned seed)
+static void traffic(cs_scen *s, int dir, unsigned n, unsigned seed)
 {
     mpa_fpdu_faults fl;
     memset(&fl, 0, sizeof fl);
@@ -39,24 +40,24 @@ static void traffic(scen_t *s, int dir, unsigned n, unsigned seed)
     for (unsigned i = 0; i < n; i++) {
         size_t len;
         if ((i + seed) % 3 == 0)
-            len = ul_write(ul, sizeof ul, 0x100 + i, 0x1000 * i, mix_size(i + seed));
+            len = cs_ul_write(ul, sizeof ul, 0x100 + i, 0x1000 * i, mix_size(i + seed));
         else
-            len = ul_send(ul, sizeof ul, i + 1, mix_size(i + seed));
+            len = cs_ul_send(ul, sizeof ul, i + 1, mix_size(i + seed));
         /* Random-looking payload, so no DDP header hides in it by luck. */
         for (size_t k = 18; k < len; k++)
             ul[k] = (uint8_t)((k * 131u + i * 7u + seed) ^ (k >> 3));
-        sc_fpdu_f(s, dir, ul, len, g_crc_zero ? &fl : NULL);
+        cs_fpdu_f(s, dir, ul, len, g_crc_zero ? &fl : NULL);
     }
 }
 
-static void startup(scen_t *s, int req_m, int rep_m, int c)
+static void startup(cs_scen *s, int req_m, int rep_m, int c)
 {
     g_crc_zero = !c;
-    mpa_frame_enc q = sc_req(req_m, c), p = sc_rep(rep_m, c);
-    sc_frame(s, D0, &q);
-    sc_frame(s, D1, &p);
-    sc_fpdu_mode(s, D0, rep_m);
-    sc_fpdu_mode(s, D1, req_m);
+    mpa_frame_enc q = cs_req(req_m, c), p = cs_rep(rep_m, c);
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_fpdu_mode(s, D0, rep_m);
+    cs_fpdu_mode(s, D1, req_m);
 }
 
 typedef struct expect {
@@ -133,9 +134,9 @@ static void on_ev(void *user, const mpa_event *ev)
 }
 
 /* Feed s with the given split: chunk by chunk (or octet by octet),
- * CH_LOST as mpa_stream_gap.  The scenarios here keep the directions in
+ * CS_LOST as mpa_stream_gap.  The scenarios here keep the directions in
  * a legal order, so nothing waits. */
-static void run(const scen_t *s, int bytewise, tally_t *t, mpa_stream *st)
+static void run(const cs_scen *s, int bytewise, tally_t *t, mpa_stream *st)
 {
     memset(t, 0, sizeof *t);
     mpa_stream_cfg cfg;
@@ -143,7 +144,7 @@ static void run(const scen_t *s, int bytewise, tally_t *t, mpa_stream *st)
     uint64_t skipped[2] = {0, 0};
     size_t c0 = s->midstream ? s->start_chunk : 0;
     for (size_t c = 0; c < c0; c++)
-        if (s->ch[c].kind == CH_DATA || s->ch[c].kind == CH_LOST)
+        if (s->ch[c].kind == CS_DATA || s->ch[c].kind == CS_LOST)
             skipped[s->ch[c].dir] += s->ch[c].len;
     for (int d = 0; d < 2; d++) {
         cfg.isn[d] = s->isn[d] + (uint32_t)skipped[d];
@@ -154,10 +155,10 @@ static void run(const scen_t *s, int bytewise, tally_t *t, mpa_stream *st)
     cfg.midstream = (uint8_t)s->midstream;
     mpa_stream_init(st, &cfg, on_ev, t);
     for (size_t c = c0; c < s->nch; c++) {
-        const chunk_t *ch = &s->ch[c];
-        if (ch->kind == CH_LOST) {
+        const cs_chunk *ch = &s->ch[c];
+        if (ch->kind == CS_LOST) {
             mpa_stream_gap(st, ch->dir, ch->len);
-        } else if (ch->kind == CH_DATA) {
+        } else if (ch->kind == CS_DATA) {
             mpa_stream_segment(st, ch->dir);
             size_t step = bytewise ? 1 : ch->len, short_feeds = 0;
             for (size_t at = 0; at < ch->len; at += step) {
@@ -166,23 +167,23 @@ static void run(const scen_t *s, int bytewise, tally_t *t, mpa_stream *st)
             }
             T_CHECK(short_feeds == 0, "chunk %zu: %zu feeds took fewer octets than given", c, short_feeds);
         } else {
-            mpa_stream_end(st, ch->dir, ch->kind == CH_RST ? MPA_END_RST : MPA_END_FIN);
+            mpa_stream_end(st, ch->dir, ch->kind == CS_RST ? MPA_END_RST : MPA_END_FIN);
         }
     }
     mpa_stream_finish(st);
 }
 
 /* Octets of dir fed (not lost, not before the capture start). */
-static uint64_t fed_octets(const scen_t *s, int dir)
+static uint64_t fed_octets(const cs_scen *s, int dir)
 {
     uint64_t n = 0;
     for (size_t c = s->midstream ? s->start_chunk : 0; c < s->nch; c++)
-        if (s->ch[c].kind == CH_DATA && s->ch[c].dir == dir)
+        if (s->ch[c].kind == CS_DATA && s->ch[c].dir == dir)
             n += s->ch[c].len;
     return n;
 }
 
-static void check(const char *name, scen_t *s, const expect_t *e, unsigned min_fpdus[2])
+static void check(const char *name, cs_scen *s, const expect_t *e, unsigned min_fpdus[2])
 {
     static tally_t t, tb;
     mpa_stream *st = malloc(mpa_stream_size());
@@ -240,21 +241,21 @@ static void test_hole_each_framing(void)
     for (int m = 0; m < 4; m++) {
         for (int c = 0; c < 2; c++) {
             int req_m = m & 1, rep_m = m >> 1;
-            scen_t s;
-            sc_init(&s);
+            cs_scen s;
+            cs_init(&s);
             s.isn[0] = 0x10000000;
             s.isn[1] = 0xFFFFF000; /* markers cross the wrap */
             startup(&s, req_m, rep_m, c);
             traffic(&s, D0, 6, 1);
             traffic(&s, D1, 6, 2);
             traffic(&s, D0, 1, 3);
-            sc_lose_last(&s);
+            cs_lose_last(&s);
             traffic(&s, D1, 1, 4);
-            sc_lose_last(&s);
+            cs_lose_last(&s);
             traffic(&s, D0, 20, 5);
             traffic(&s, D1, 20, 6);
-            sc_end(&s, D0, 0);
-            sc_end(&s, D1, 0);
+            cs_end(&s, D0, 0);
+            cs_end(&s, D1, 0);
             expect_t e = exp_holes(1, 1, rep_m, req_m, c);
             if (!c) {
                 e.other = 1;
@@ -266,7 +267,7 @@ static void test_hole_each_framing(void)
              * needs three.  Markers hand over the FPDU they point to. */
             unsigned min[2] = {6 + 20 - 4, 6 + 20 - 4};
             check(name, &s, &e, min);
-            sc_free(&s);
+            cs_free(&s);
         }
     }
 }
@@ -275,8 +276,8 @@ static void test_hole_each_framing(void)
 static void test_hole_mid_fpdu(void)
 {
     for (int m = 0; m < 2; m++) {
-        scen_t s;
-        sc_init(&s);
+        cs_scen s;
+        cs_init(&s);
         s.isn[0] = 1000;
         s.isn[1] = 2000;
         startup(&s, m, m, 1);
@@ -284,17 +285,17 @@ static void test_hole_mid_fpdu(void)
         /* Three FPDUs in one segment; the capture loses 1.5 of them. */
         size_t first = s.nch;
         traffic(&s, D0, 3, 8);
-        sc_merge_last(&s, 3);
-        chunk_t whole = s.ch[first];
+        cs_merge_last(&s, 3);
+        cs_chunk whole = s.ch[first];
         size_t cut = whole.len / 2;
         s.ch[first].len = cut;
-        s.ch[first].kind = CH_LOST;
-        sc_push_chunk(&s, CH_DATA, D0, whole.off + cut, whole.len - cut);
+        s.ch[first].kind = CS_LOST;
+        cs_push_chunk(&s, CS_DATA, D0, whole.off + cut, whole.len - cut);
         traffic(&s, D0, 10, 9);
         expect_t e = exp_holes(1, 0, m, -1, 1);
         unsigned min[2] = {4 + 10, 0};
         check(m ? "hole inside an FPDU, markers" : "hole inside an FPDU, no markers", &s, &e, min);
-        sc_free(&s);
+        cs_free(&s);
     }
 }
 
@@ -303,20 +304,20 @@ static void test_hole_mid_fpdu(void)
 static void test_hole_long_fpdu(void)
 {
     for (int c = 0; c < 2; c++) {
-        scen_t s;
-        sc_init(&s);
+        cs_scen s;
+        cs_init(&s);
         startup(&s, 1, 1, c);
         traffic(&s, D0, 3, 1);
-        size_t n = ul_write(ul, sizeof ul, 0x55, 0, 9000);
+        size_t n = cs_ul_write(ul, sizeof ul, 0x55, 0, 9000);
         mpa_fpdu_faults fl;
         memset(&fl, 0, sizeof fl);
         fl.len_override = -1;
         fl.crc_mode = c ? 0 : 1;
-        sc_fpdu_f(&s, D0, ul, n, &fl);
-        chunk_t whole = s.ch[s.nch - 1];
+        cs_fpdu_f(&s, D0, ul, n, &fl);
+        cs_chunk whole = s.ch[s.nch - 1];
         s.ch[s.nch - 1].len = 1000;
-        sc_push_chunk(&s, CH_LOST, D0, whole.off + 1000, 1500);
-        sc_push_chunk(&s, CH_DATA, D0, whole.off + 2500, whole.len - 2500);
+        cs_push_chunk(&s, CS_LOST, D0, whole.off + 1000, 1500);
+        cs_push_chunk(&s, CS_DATA, D0, whole.off + 2500, whole.len - 2500);
         traffic(&s, D0, 12, 2);
         expect_t e = exp_holes(1, 0, 1, -1, c);
         if (!c) {
@@ -325,32 +326,32 @@ static void test_hole_long_fpdu(void)
         }
         unsigned min[2] = {3 + 12 - 3, 0};
         check(c ? "hole inside a 9000-octet FPDU, CRC" : "hole inside a 9000-octet FPDU, no CRC", &s, &e, min);
-        sc_free(&s);
+        cs_free(&s);
     }
 }
 
 /* Two holes close together: the second one comes while hunting. */
 static void test_hole_while_hunting(void)
 {
-    scen_t s;
-    sc_init(&s);
+    cs_scen s;
+    cs_init(&s);
     startup(&s, 1, 1, 1);
     traffic(&s, D0, 3, 1);
     traffic(&s, D0, 1, 2);
-    sc_lose_last(&s);
+    cs_lose_last(&s);
     /* A piece of an FPDU, then another loss before anything proves. */
-    size_t n = ul_send(ul, sizeof ul, 9, 600);
-    sc_fpdu(&s, D0, ul, n);
-    chunk_t *last = &s.ch[s.nch - 1];
+    size_t n = cs_ul_send(ul, sizeof ul, 9, 600);
+    cs_fpdu(&s, D0, ul, n);
+    cs_chunk *last = &s.ch[s.nch - 1];
     size_t l = last->len;
     last->len = 100;
-    sc_push_chunk(&s, CH_LOST, D0, last->off + 100, l - 100);
+    cs_push_chunk(&s, CS_LOST, D0, last->off + 100, l - 100);
     traffic(&s, D0, 8, 3);
     expect_t e = exp_holes(2, 0, 1, -1, 1);
     e.resync[0] = 1;
     unsigned min[2] = {3 + 8, 0};
     check("second hole while hunting", &s, &e, min);
-    sc_free(&s);
+    cs_free(&s);
 }
 
 /* Mid-stream start, settings stated or left to the engine. */
@@ -359,8 +360,8 @@ static void test_midstream(void)
     for (int m = 0; m < 2; m++)
         for (int c = 0; c < 2; c++)
             for (int stated = 0; stated < 2; stated++) {
-                scen_t s;
-                sc_init(&s);
+                cs_scen s;
+                cs_init(&s);
                 s.isn[0] = 0xFFFFFF00;
                 s.isn[1] = 77;
                 startup(&s, m, m, c);
@@ -383,7 +384,7 @@ static void test_midstream(void)
                  * takes three FPDUs. */
                 unsigned min[2] = {15 - 5, 18 - 5};
                 check(name, &s, &e, min);
-                sc_free(&s);
+                cs_free(&s);
             }
 }
 
@@ -394,10 +395,10 @@ static void test_startup_lost(void)
 {
     for (int m = 0; m < 4; m++) {
         int req_m = m & 1, rep_m = m >> 1;
-        scen_t s;
-        sc_init(&s);
+        cs_scen s;
+        cs_init(&s);
         startup(&s, req_m, rep_m, 1);
-        s.ch[0].kind = CH_LOST;
+        s.ch[0].kind = CS_LOST;
         traffic(&s, D0, 6, 1);
         traffic(&s, D1, 6, 2);
         expect_t e = exp_holes(1, 0, rep_m, req_m, 1);
@@ -406,32 +407,32 @@ static void test_startup_lost(void)
         snprintf(name, sizeof name, "Request lost, M req %d rep %d", req_m, rep_m);
         unsigned min[2] = {5, 5};
         check(name, &s, &e, min);
-        sc_free(&s);
+        cs_free(&s);
     }
 }
 
 /* A hole inside the private data keeps the frame: its header is known. */
 static void test_pd_hole(void)
 {
-    scen_t s;
-    sc_init(&s);
+    cs_scen s;
+    cs_init(&s);
     static uint8_t pd[300];
     for (size_t i = 0; i < sizeof pd; i++)
         pd[i] = (uint8_t)i;
-    mpa_frame_enc q = sc_req(1, 1);
+    mpa_frame_enc q = cs_req(1, 1);
     q.pd = pd;
     q.pd_len = sizeof pd;
     uint8_t tmp[400];
     size_t w = 0;
     T_EQ(mpa_frame_encode(&q, tmp, sizeof tmp, &w), MPA_OK);
-    sc_raw(&s, D0, tmp, 50);
-    sc_raw(&s, D0, tmp + 50, 100);
-    sc_lose_last(&s);
-    sc_raw(&s, D0, tmp + 150, w - 150);
-    mpa_frame_enc p = sc_rep(1, 1);
-    sc_frame(&s, D1, &p);
-    sc_fpdu_mode(&s, D0, 1);
-    sc_fpdu_mode(&s, D1, 1);
+    cs_raw(&s, D0, tmp, 50);
+    cs_raw(&s, D0, tmp + 50, 100);
+    cs_lose_last(&s);
+    cs_raw(&s, D0, tmp + 150, w - 150);
+    mpa_frame_enc p = cs_rep(1, 1);
+    cs_frame(&s, D1, &p);
+    cs_fpdu_mode(&s, D0, 1);
+    cs_fpdu_mode(&s, D1, 1);
     traffic(&s, D0, 5, 1);
     traffic(&s, D1, 5, 2);
     expect_t e = exp_holes(1, 0, 1, 1, 1);
@@ -439,28 +440,28 @@ static void test_pd_hole(void)
     e.frame_lost[0] = 100;
     unsigned min[2] = {5, 5};
     check("hole inside private data", &s, &e, min);
-    sc_free(&s);
+    cs_free(&s);
 }
 
 /* A hole right after the Request, before the Reply settles the framing. */
 static void test_hole_before_reply(void)
 {
-    scen_t s;
-    sc_init(&s);
-    mpa_frame_enc q = sc_req(1, 1), p = sc_rep(0, 1);
-    sc_frame(&s, D0, &q);
-    sc_fpdu_mode(&s, D0, 0);
+    cs_scen s;
+    cs_init(&s);
+    mpa_frame_enc q = cs_req(1, 1), p = cs_rep(0, 1);
+    cs_frame(&s, D0, &q);
+    cs_fpdu_mode(&s, D0, 0);
     traffic(&s, D0, 1, 1);
-    sc_lose_last(&s);
-    sc_frame(&s, D1, &p);
-    sc_fpdu_mode(&s, D1, 1);
+    cs_lose_last(&s);
+    cs_frame(&s, D1, &p);
+    cs_fpdu_mode(&s, D1, 1);
     traffic(&s, D0, 6, 2);
     traffic(&s, D1, 6, 3);
     expect_t e = exp_holes(1, 0, 0, 1, 1);
     e.resync[0] = 1;
     unsigned min[2] = {5, 6};
     check("hole between Request and Reply", &s, &e, min);
-    sc_free(&s);
+    cs_free(&s);
 }
 
 /* Not MPA at all: a mid-stream start on random octets never locks with
@@ -468,14 +469,14 @@ static void test_hole_before_reply(void)
 static void test_no_false_lock(void)
 {
     for (int c = 0; c < 3; c++) {
-        scen_t s;
-        sc_init(&s);
+        cs_scen s;
+        cs_init(&s);
         uint64_t x = 0x1234567 + (uint64_t)c;
         for (int seg = 0; seg < 200; seg++) {
             uint8_t buf[1460];
             for (size_t i = 0; i < sizeof buf; i++)
-                buf[i] = (uint8_t)sc_rng(&x);
-            sc_raw(&s, seg & 1, buf, sizeof buf);
+                buf[i] = (uint8_t)cs_rng(&x);
+            cs_raw(&s, seg & 1, buf, sizeof buf);
         }
         s.midstream = 1;
         s.ms_crc[0] = s.ms_crc[1] = c == 0 ? MPA_TRI_UNKNOWN : MPA_TRI_ON;
@@ -487,7 +488,7 @@ static void test_no_false_lock(void)
         unsigned min[2] = {0, 0};
         check(c == 0 ? "random octets, nothing stated" : c == 1 ? "random octets, CRC on" : "random octets, M and C on",
               &s, &e, min);
-        sc_free(&s);
+        cs_free(&s);
     }
 }
 

@@ -10,11 +10,17 @@
  * the event log must not change.  At the end every rule the table marks
  * as checked must have fired somewhere.
  *
- * The scenarios and their table live in tests/scenarios.h, shared with
- * the capture generator (conformance/gen).
+ * The scenarios and their table live in the corpus (corpus/cases.c),
+ * shared with the capture generator (conformance/gen).
  */
-#include "scenarios.h"
+#include "corpus.h"
+#include "mpa/describe.h"
 #include "t.h"
+
+#define D0 0
+#define D1 1
+
+static uint8_t ul[70000];
 
 static unsigned fired_any[MPA_F__COUNT];
 
@@ -27,13 +33,13 @@ static int expected(const char *list, const char *id)
     return 0;
 }
 
-static void check_case(const scen_case *tc)
+static void check_case(const cs_case *tc)
 {
-    scen_t s;
-    sc_init(&s);
+    cs_scen s;
+    cs_init(&s);
     tc->build(&s);
-    split_t whole = {0, 0, 0};
-    evlog_t ref = run_scenario(&s, whole);
+    cs_split whole = {0, 0, 0};
+    cs_log ref = cs_run(&s, whole);
 
     /* The exact set of ids. */
     for (unsigned id = 0; id < MPA_F__COUNT; id++) {
@@ -46,31 +52,31 @@ static void check_case(const scen_case *tc)
     T_CHECK(strstr(ref.s, "HELD") == NULL, "%s: octets never fed\n%s", tc->name, ref.s);
 
     /* Same events for every split. */
-    split_t bytewise = {1, 0, 0};
-    evlog_t l1 = run_scenario(&s, bytewise);
+    cs_split bytewise = {1, 0, 0};
+    cs_log l1 = cs_run(&s, bytewise);
     T_CHECK(strcmp(ref.s, l1.s) == 0, "%s: octet-at-a-time log differs\n--- whole\n%s--- bytewise\n%s",
             tc->name, ref.s, l1.s);
-    log_free(&l1);
+    cs_log_free(&l1);
     for (uint64_t seed = 1; seed <= 8; seed++) {
-        split_t rnd = {3, 0, seed * 0x9E3779B97F4A7C15ull};
-        evlog_t lr = run_scenario(&s, rnd);
+        cs_split rnd = {3, 0, seed * 0x9E3779B97F4A7C15ull};
+        cs_log lr = cs_run(&s, rnd);
         T_CHECK(strcmp(ref.s, lr.s) == 0, "%s: random split %llu differs", tc->name,
                 (unsigned long long)seed);
-        log_free(&lr);
+        cs_log_free(&lr);
     }
     if (s.len <= 3000) {
         unsigned bad = 0;
         for (size_t at = 1; at < s.len; at++) {
-            split_t cut = {2, at, 0};
-            evlog_t lc = run_scenario(&s, cut);
+            cs_split cut = {2, at, 0};
+            cs_log lc = cs_run(&s, cut);
             if (strcmp(ref.s, lc.s) != 0 && bad++ == 0)
                 fprintf(stderr, "%s: cut at %zu differs\n%s", tc->name, at, lc.s);
-            log_free(&lc);
+            cs_log_free(&lc);
         }
         T_CHECK(bad == 0, "%s: %u cut points give other events", tc->name, bad);
     }
-    log_free(&ref);
-    sc_free(&s);
+    cs_log_free(&ref);
+    cs_free(&s);
 }
 
 /* RFC 5044 5.1 alignment is counted from the first FPDU segment, also
@@ -79,23 +85,23 @@ static void check_case(const scen_case *tc)
 static void test_enh_segments(void)
 {
     for (int split = 0; split < 2; split++) {
-        scen_t s;
-        sc_init(&s);
-        mpa_frame_enc q = sc_enh(sc_req(1, 1), 1, 1, 1, 1, 16, 16), p = sc_enh(sc_rep(1, 1), 1, 0, 1, 0, 16, 16);
-        sc_frame(&s, D0, &q);
-        sc_frame(&s, D1, &p);
-        sc_fpdu_mode(&s, D0, 1);
-        sc_fpdu_mode(&s, D1, 1);
-        size_t n = ul_write(sc_ulbuf, sizeof sc_ulbuf, 0, 0, 0);
-        sc_fpdu(&s, D0, sc_ulbuf, n); /* the RTR */
-        send_n(&s, D0, 1, 100);
-        send_n(&s, D0, 2, 200);
+        cs_scen s;
+        cs_init(&s);
+        mpa_frame_enc q = cs_enh(cs_req(1, 1), 1, 1, 1, 1, 16, 16), p = cs_enh(cs_rep(1, 1), 1, 0, 1, 0, 16, 16);
+        cs_frame(&s, D0, &q);
+        cs_frame(&s, D1, &p);
+        cs_fpdu_mode(&s, D0, 1);
+        cs_fpdu_mode(&s, D1, 1);
+        size_t n = cs_ul_write(ul, sizeof ul, 0, 0, 0);
+        cs_fpdu(&s, D0, ul, n); /* the RTR */
+        cs_send(&s, D0, 1, 100);
+        cs_send(&s, D0, 2, 200);
         mpa_stream *st = malloc(mpa_stream_size());
-        evlog_t log;
+        cs_log log;
         memset(&log, 0, sizeof log);
-        mpa_stream_init(st, NULL, log_event, &log);
+        mpa_stream_init(st, NULL, cs_log_event, &log);
         for (size_t c = 0; c < s.nch; c++) {
-            const chunk_t *ch = &s.ch[c];
+            const cs_chunk *ch = &s.ch[c];
             size_t cut = split && c == 2 ? 6 : ch->len; /* a segment boundary 6 octets into the RTR */
             mpa_stream_segment(st, ch->dir);
             mpa_stream_feed(st, ch->dir, s.buf + ch->off, cut);
@@ -111,8 +117,8 @@ static void test_enh_segments(void)
         T_CHECK(!split || strstr(log.s, "FPD-ALIGN") == NULL || strstr(log.s, "6 octets into an FPDU"),
                 "misaligned segment reported at the wrong place:\n%s", log.s);
         free(st);
-        log_free(&log);
-        sc_free(&s);
+        cs_log_free(&log);
+        cs_free(&s);
     }
 }
 
@@ -128,18 +134,18 @@ int main(int argc, char **argv)
 {
     t_name = "stream";
     int verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
-    for (size_t i = 0; i < scen_ncases; i++) {
+    for (size_t i = 0; i < cs_ncases; i++) {
         if (verbose) {
-            scen_t s;
-            sc_init(&s);
-            scen_cases[i].build(&s);
-            split_t w = {0, 0, 0};
-            evlog_t l = run_scenario(&s, w);
-            printf("== %s\n%s", scen_cases[i].name, l.s);
-            log_free(&l);
-            sc_free(&s);
+            cs_scen s;
+            cs_init(&s);
+            cs_cases[i].build(&s);
+            cs_split w = {0, 0, 0};
+            cs_log l = cs_run(&s, w);
+            printf("== %s\n%s", cs_cases[i].name, l.s);
+            cs_log_free(&l);
+            cs_free(&s);
         }
-        check_case(&scen_cases[i]);
+        check_case(&cs_cases[i]);
     }
     /* Every rule judged from octets fires somewhere. */
     for (unsigned id = 0; id < MPA_F__COUNT; id++) {

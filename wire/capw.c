@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bytes.h"
+
 #define CAPW_BUF (4u << 20)
 #define CAPW_SLACK 1024u      /* pcapng options and padding after the data */
 #define CAPW_COMMENT_MAX 900u /* longer comments are cut */
@@ -29,20 +31,6 @@ enum {
     NG_IF_NAME = 2,
     NG_IF_TSRESOL = 9,
 };
-
-static void le16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void le32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
 
 static void flush(capw *w)
 {
@@ -69,8 +57,8 @@ static void need(capw *w, size_t n)
 /* One pcapng option: code, length, value, padded to 32 bits. */
 static size_t ng_opt(uint8_t *p, uint16_t code, const void *val, size_t len)
 {
-    le16(p, code);
-    le16(p + 2, (uint16_t)len);
+    put_le16(p, code);
+    put_le16(p + 2, (uint16_t)len);
     if (len)
         memcpy(p + 4, val, len);
     size_t padded = (len + 3) & ~(size_t)3;
@@ -82,49 +70,51 @@ static void write_headers(capw *w, int link, const char *iface)
 {
     uint8_t *p = w->buf + w->len;
     if (w->fmt == CAPW_PCAP) {
-        le32(p, 0xA1B2C3D4u); /* microsecond timestamps */
-        le16(p + 4, 2);
-        le16(p + 6, 4);
-        le32(p + 8, 0);  /* thiszone: UTC */
-        le32(p + 12, 0); /* sigfigs */
-        le32(p + 16, w->snaplen);
-        le32(p + 20, (uint32_t)link);
+        put_le32(p, 0xA1B2C3D4u); /* microsecond timestamps */
+        put_le16(p + 4, 2);
+        put_le16(p + 6, 4);
+        put_le32(p + 8, 0);  /* thiszone: UTC */
+        put_le32(p + 12, 0); /* sigfigs */
+        put_le32(p + 16, w->snaplen);
+        put_le32(p + 20, (uint32_t)link);
         w->len += 24;
         w->hdr = 16;
         return;
     }
-    /* Section Header Block: one section of unknown length (-1). */
+    /* Section Header Block: one section of unknown length (-1).  The
+     * shb_userappl is the same whichever program writes (the reference
+     * captures' octets depend on it). */
     static const char appl[] = "mpa-capgen (iWARP MPA toolkit)";
     size_t n = 0;
-    le32(p, NG_SHB);
-    le32(p + 8, NG_BYTE_ORDER_MAGIC);
-    le16(p + 12, 1); /* version 1.0 */
-    le16(p + 14, 0);
-    le32(p + 16, 0xFFFFFFFFu);
-    le32(p + 20, 0xFFFFFFFFu);
+    put_le32(p, NG_SHB);
+    put_le32(p + 8, NG_BYTE_ORDER_MAGIC);
+    put_le16(p + 12, 1); /* version 1.0 */
+    put_le16(p + 14, 0);
+    put_le32(p + 16, 0xFFFFFFFFu);
+    put_le32(p + 20, 0xFFFFFFFFu);
     n = 24;
     n += ng_opt(p + n, NG_SHB_USERAPPL, appl, sizeof appl - 1);
     n += ng_opt(p + n, NG_OPT_ENDOFOPT, NULL, 0);
-    le32(p + 4, (uint32_t)(n + 4));
-    le32(p + n, (uint32_t)(n + 4));
+    put_le32(p + 4, (uint32_t)(n + 4));
+    put_le32(p + n, (uint32_t)(n + 4));
     n += 4;
     w->len += n;
 
     /* Interface Description Block: nanosecond timestamps (if_tsresol 9),
      * so readers that assume the default microseconds get it wrong. */
     p = w->buf + w->len;
-    le32(p, NG_IDB);
-    le16(p + 8, (uint16_t)link);
-    le16(p + 10, 0);
-    le32(p + 12, w->snaplen);
+    put_le32(p, NG_IDB);
+    put_le16(p + 8, (uint16_t)link);
+    put_le16(p + 10, 0);
+    put_le32(p + 12, w->snaplen);
     n = 16;
     if (iface && *iface)
         n += ng_opt(p + n, NG_IF_NAME, iface, strlen(iface));
     uint8_t res = 9;
     n += ng_opt(p + n, NG_IF_TSRESOL, &res, 1);
     n += ng_opt(p + n, NG_OPT_ENDOFOPT, NULL, 0);
-    le32(p + 4, (uint32_t)(n + 4));
-    le32(p + n, (uint32_t)(n + 4));
+    put_le32(p + 4, (uint32_t)(n + 4));
+    put_le32(p + n, (uint32_t)(n + 4));
     n += 4;
     w->len += n;
     w->hdr = 28; /* EPB: type, length, interface, ts high, ts low, caplen, origlen */
@@ -165,10 +155,8 @@ void capw_commit(capw *w, uint64_t ts_ns, size_t len, const char *comment)
     size_t cap = len < w->snaplen ? len : w->snaplen;
     size_t total;
     if (w->fmt == CAPW_PCAP) {
-        le32(r, (uint32_t)(ts_ns / 1000000000u));
-        le32(r + 4, (uint32_t)(ts_ns % 1000000000u / 1000u));
-        le32(r + 8, (uint32_t)cap);
-        le32(r + 12, (uint32_t)len);
+        capw_pcap_rechdr(r, (uint32_t)(ts_ns / 1000000000u), (uint32_t)(ts_ns % 1000000000u / 1000u),
+                         (uint32_t)cap, (uint32_t)len);
         total = 16 + cap;
     } else {
         size_t n = 28 + cap;
@@ -183,19 +171,27 @@ void capw_commit(capw *w, uint64_t ts_ns, size_t len, const char *comment)
             n += ng_opt(r + n, NG_OPT_ENDOFOPT, NULL, 0);
         }
         n += 4;
-        le32(r, NG_EPB);
-        le32(r + 4, (uint32_t)n);
-        le32(r + 8, 0); /* interface 0 */
-        le32(r + 12, (uint32_t)(ts_ns >> 32));
-        le32(r + 16, (uint32_t)ts_ns);
-        le32(r + 20, (uint32_t)cap);
-        le32(r + 24, (uint32_t)len);
-        le32(r + n - 4, (uint32_t)n);
+        put_le32(r, NG_EPB);
+        put_le32(r + 4, (uint32_t)n);
+        put_le32(r + 8, 0); /* interface 0 */
+        put_le32(r + 12, (uint32_t)(ts_ns >> 32));
+        put_le32(r + 16, (uint32_t)ts_ns);
+        put_le32(r + 20, (uint32_t)cap);
+        put_le32(r + 24, (uint32_t)len);
+        put_le32(r + n - 4, (uint32_t)n);
         total = n;
     }
     w->len += total;
     w->bytes += total;
     w->packets++;
+}
+
+void capw_pcap_rechdr(uint8_t *rec, uint32_t sec, uint32_t usec, uint32_t caplen, uint32_t origlen)
+{
+    put_le32(rec, sec);
+    put_le32(rec + 4, usec);
+    put_le32(rec + 8, caplen);
+    put_le32(rec + 12, origlen);
 }
 
 void capw_raw(capw *w, const void *p, size_t n)

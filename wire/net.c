@@ -11,72 +11,8 @@
 
 #include <string.h>
 
-/* ---- checksums ------------------------------------------------------- */
-
-/* The one's-complement sum does not depend on byte order (RFC 1071 2(B)):
- * summing native 64-bit words of the octets in memory order and storing
- * the folded result natively gives the right octets on any host.  A
- * trailing part shorter than 8 octets is zero-padded in memory order,
- * which is how the RFC pads an odd final octet. */
-uint64_t csum_add(uint64_t acc, const uint8_t *buf, size_t len)
-{
-    while (len >= 32) {
-        uint64_t a, b, c, d;
-        memcpy(&a, buf, 8);
-        memcpy(&b, buf + 8, 8);
-        memcpy(&c, buf + 16, 8);
-        memcpy(&d, buf + 24, 8);
-        acc += a;
-        acc += acc < a;
-        acc += b;
-        acc += acc < b;
-        acc += c;
-        acc += acc < c;
-        acc += d;
-        acc += acc < d;
-        buf += 32;
-        len -= 32;
-    }
-    while (len >= 8) {
-        uint64_t a;
-        memcpy(&a, buf, 8);
-        acc += a;
-        acc += acc < a;
-        buf += 8;
-        len -= 8;
-    }
-    if (len) {
-        uint64_t a = 0;
-        memcpy(&a, buf, len);
-        acc += a;
-        acc += acc < a;
-    }
-    return acc;
-}
-
-uint16_t csum_fold(uint64_t acc)
-{
-    acc = (acc & 0xFFFFFFFFu) + (acc >> 32);
-    acc = (acc & 0xFFFFFFFFu) + (acc >> 32);
-    acc = (acc & 0xFFFFu) + (acc >> 16);
-    acc = (acc & 0xFFFFu) + (acc >> 16);
-    acc = (acc & 0xFFFFu) + (acc >> 16);
-    return (uint16_t)~acc;
-}
-
-static void be16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
+#include "bytes.h"
+#include "csum.h"
 
 /* ---- paths ----------------------------------------------------------- */
 
@@ -132,7 +68,7 @@ size_t net_ip_room(const netpath *np)
     return 65535 - (np->v6_ext ? HBH_LEN + DOPT_LEN : 0);
 }
 
-static size_t link_hdr_len(const netpath *np)
+size_t net_link_len(const netpath *np)
 {
     switch (np->link) {
     case LINK_ETHERNET:
@@ -148,8 +84,7 @@ static size_t link_hdr_len(const netpath *np)
     }
 }
 
-/* Link header for a frame of direction dir carrying ethertype. */
-static void put_link(uint8_t *p, const netpath *np, int dir, uint16_t ethertype)
+void net_put_link(uint8_t *p, const netpath *np, int dir, uint16_t ethertype)
 {
     switch (np->link) {
     case LINK_ETHERNET: {
@@ -158,28 +93,28 @@ static void put_link(uint8_t *p, const netpath *np, int dir, uint16_t ethertype)
         size_t o = 12;
         for (unsigned i = 0; i < np->nvlan; i++) {
             /* IEEE 802.1Q tag: TPID, then PCP(3) DEI(1) VID(12) */
-            be16(p + o, np->vlan_tpid[i]);
-            be16(p + o + 2, (uint16_t)(np->vlan_id[i] & 0x0FFF));
+            put_be16(p + o, np->vlan_tpid[i]);
+            put_be16(p + o + 2, (uint16_t)(np->vlan_id[i] & 0x0FFF));
             o += 4;
         }
-        be16(p + o, ethertype);
+        put_be16(p + o, ethertype);
         break;
     }
     case LINK_LINUX_SLL:
         /* packet type, ARPHRD_ETHER, address length, address (8), protocol */
-        be16(p, dir == np->capture_side ? 4 : 0); /* 4 outgoing, 0 to us */
-        be16(p + 2, 1);
-        be16(p + 4, 6);
+        put_be16(p, dir == np->capture_side ? 4 : 0); /* 4 outgoing, 0 to us */
+        put_be16(p + 2, 1);
+        put_be16(p + 4, 6);
         memcpy(p + 6, np->mac[dir], 6);
         p[12] = p[13] = 0;
-        be16(p + 14, ethertype);
+        put_be16(p + 14, ethertype);
         break;
     case LINK_LINUX_SLL2:
         /* protocol, reserved, ifindex, ARPHRD_ETHER, packet type, address length, address (8) */
-        be16(p, ethertype);
-        be16(p + 2, 0);
-        be32(p + 4, 2);
-        be16(p + 8, 1);
+        put_be16(p, ethertype);
+        put_be16(p + 2, 0);
+        put_be32(p + 4, 2);
+        put_be16(p + 8, 1);
         p[10] = dir == np->capture_side ? 4 : 0;
         p[11] = 6;
         memcpy(p + 12, np->mac[dir], 6);
@@ -189,14 +124,30 @@ static void put_link(uint8_t *p, const netpath *np, int dir, uint16_t ethertype)
         /* The address family in the writer's byte order: we write it as
          * a little-endian host would (AF_INET 2; AF_INET6 24, the BSD
          * value), whatever host runs the generator. */
-        uint32_t af = ethertype == 0x86DD ? 24 : 2;
-        p[0] = (uint8_t)af;
-        p[1] = p[2] = p[3] = 0;
+        put_le32(p, ethertype == 0x86DD ? 24 : 2);
         break;
     }
     default:
         break;
     }
+}
+
+void net_put_ipv4(uint8_t *ip, const uint8_t *src, const uint8_t *dst, uint16_t id, uint16_t frag,
+                  uint8_t proto, size_t payload_len)
+{
+    /* RFC 791 3.1: version 4, IHL 5, TOS 0, TTL 64 */
+    ip[0] = 0x45;
+    ip[1] = 0;
+    put_be16(ip + 2, (uint16_t)(20 + payload_len));
+    put_be16(ip + 4, id);
+    put_be16(ip + 6, frag);
+    ip[8] = 64;
+    ip[9] = proto;
+    put_be16(ip + 10, 0);
+    memcpy(ip + 12, src, 4);
+    memcpy(ip + 16, dst, 4);
+    uint16_t c = csum_fold(csum_add(0, ip, 20));
+    memcpy(ip + 10, &c, 2);
 }
 
 typedef struct piece {
@@ -231,29 +182,17 @@ static void put_ip_packet(capw *w, netpath *np, int dir, uint64_t ts, uint8_t fi
                           const piece *pc, int npc, size_t off, size_t n, int fragmented,
                           int more, uint32_t id, const char *comment)
 {
-    size_t ll = link_hdr_len(np), il = ip_hdr_len(np, fragmented);
+    size_t ll = net_link_len(np), il = ip_hdr_len(np, fragmented);
     uint8_t *p = capw_begin(w, ll + il + n);
-    put_link(p, np, dir, np->family == 4 ? 0x0800 : 0x86DD);
+    net_put_link(p, np, dir, np->family == 4 ? 0x0800 : 0x86DD);
     uint8_t *ip = p + ll;
     if (np->family == 4) {
-        /* RFC 791 3.1 */
-        ip[0] = 0x45;
-        ip[1] = 0;
-        be16(ip + 2, (uint16_t)(20 + n));
-        be16(ip + 4, (uint16_t)id);
-        uint16_t ff = fragmented ? (uint16_t)((more ? 0x2000 : 0) | (off / 8)) : 0x4000; /* DF */
-        be16(ip + 6, ff);
-        ip[8] = 64;
-        ip[9] = first_proto;
-        be16(ip + 10, 0);
-        memcpy(ip + 12, np->addr[dir], 4);
-        memcpy(ip + 16, np->addr[!dir], 4);
-        uint16_t c = csum_fold(csum_add(0, ip, 20));
-        memcpy(ip + 10, &c, 2);
+        uint16_t ff = fragmented ? (uint16_t)((more ? NET_IP4_MF : 0) | (off / 8)) : NET_IP4_DF;
+        net_put_ipv4(ip, np->addr[dir], np->addr[!dir], (uint16_t)id, ff, first_proto, n);
     } else {
         /* RFC 8200 3: version, traffic class 0, flow label */
-        be32(ip, 0x60000000u | (np->flow[dir] & 0xFFFFFu));
-        be16(ip + 4, (uint16_t)(il - 40 + n));
+        put_be32(ip, 0x60000000u | (np->flow[dir] & 0xFFFFFu));
+        put_be16(ip + 4, (uint16_t)(il - 40 + n));
         ip[7] = 64;
         memcpy(ip + 8, np->addr[dir], 16);
         memcpy(ip + 24, np->addr[!dir], 16);
@@ -273,8 +212,8 @@ static void put_ip_packet(capw *w, netpath *np, int dir, uint64_t ts, uint8_t fi
             *nh = 44;
             nh = h;
             h[1] = 0;
-            be16(h + 2, (uint16_t)((off & ~(size_t)7) | (more ? 1 : 0)));
-            be32(h + 4, id);
+            put_be16(h + 2, (uint16_t)((off & ~(size_t)7) | (more ? 1 : 0)));
+            put_be32(h + 4, id);
             h += FRAG_LEN;
         }
         *nh = first_proto;
@@ -344,12 +283,12 @@ static uint64_t pseudo_sum(const netpath *np, int dir, uint8_t proto, size_t l4l
         memcpy(ph + 4, np->addr[!dir], 4);
         ph[8] = 0;
         ph[9] = proto;
-        be16(ph + 10, (uint16_t)l4len);
+        put_be16(ph + 10, (uint16_t)l4len);
         n = 12;
     } else {
         memcpy(ph, np->addr[dir], 16);
         memcpy(ph + 16, np->addr[!dir], 16);
-        be32(ph + 32, (uint32_t)l4len);
+        put_be32(ph + 32, (uint32_t)l4len);
         ph[36] = ph[37] = ph[38] = 0;
         ph[39] = proto;
         n = 40;
@@ -368,7 +307,7 @@ unsigned net_tcp(capw *w, netpath *np, int dir, uint64_t ts_ns, const tcpseg *t,
     if (t->mss) {
         h[hl] = 2;
         h[hl + 1] = 4;
-        be16(h + hl + 2, t->mss);
+        put_be16(h + hl + 2, t->mss);
         hl += 4;
     }
     if (t->wscale >= 0) {
@@ -378,15 +317,15 @@ unsigned net_tcp(capw *w, netpath *np, int dir, uint64_t ts_ns, const tcpseg *t,
         h[hl + 3] = (uint8_t)t->wscale;
         hl += 4;
     }
-    be16(h, t->sport);
-    be16(h + 2, t->dport);
-    be32(h + 4, t->seq);
-    be32(h + 8, t->flags & TCP_ACK ? t->ack : 0);
+    put_be16(h, t->sport);
+    put_be16(h + 2, t->dport);
+    put_be32(h + 4, t->seq);
+    put_be32(h + 8, t->flags & TCP_ACK ? t->ack : 0);
     h[12] = (uint8_t)((hl / 4) << 4);
     h[13] = t->flags;
-    be16(h + 14, t->win);
-    be16(h + 16, 0);
-    be16(h + 18, 0);
+    put_be16(h + 14, t->win);
+    put_be16(h + 16, 0);
+    put_be16(h + 18, 0);
     uint64_t acc = pseudo_sum(np, dir, NET_PROTO_TCP, hl + len);
     acc = csum_add(acc, h, hl);
     acc = csum_add(acc, payload, len);
@@ -399,10 +338,10 @@ void net_udp(capw *w, netpath *np, int dir, uint64_t ts_ns, uint16_t sport, uint
              const uint8_t *payload, size_t len, const char *comment)
 {
     uint8_t h[8];
-    be16(h, sport);
-    be16(h + 2, dport);
-    be16(h + 4, (uint16_t)(8 + len));
-    be16(h + 6, 0);
+    put_be16(h, sport);
+    put_be16(h + 2, dport);
+    put_be16(h + 4, (uint16_t)(8 + len));
+    put_be16(h + 6, 0);
     uint64_t acc = pseudo_sum(np, dir, NET_PROTO_UDP, 8 + len);
     acc = csum_add(acc, h, 8);
     acc = csum_add(acc, payload, len);
@@ -417,18 +356,18 @@ void net_arp(capw *w, const netpath *np, int dir, uint64_t ts_ns, int op, const 
 {
     if (np->link != LINK_ETHERNET || np->family != 4)
         return;
-    size_t ll = link_hdr_len(np);
+    size_t ll = net_link_len(np);
     uint8_t *p = capw_begin(w, ll + 28);
-    put_link(p, np, dir, 0x0806);
+    net_put_link(p, np, dir, 0x0806);
     static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
     if (op == 1)
         memcpy(p, bcast, 6); /* a request is broadcast */
     uint8_t *a = p + ll;
-    be16(a, 1);      /* hardware type Ethernet */
-    be16(a + 2, 0x0800);
+    put_be16(a, 1);      /* hardware type Ethernet */
+    put_be16(a + 2, 0x0800);
     a[4] = 6;
     a[5] = 4;
-    be16(a + 6, (uint16_t)op);
+    put_be16(a + 6, (uint16_t)op);
     memcpy(a + 8, np->mac[dir], 6);
     memcpy(a + 14, np->addr[dir], 4);
     if (op == 1)

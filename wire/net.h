@@ -1,16 +1,16 @@
 /*
- * Packet construction for mpa-capgen: link layer, IPv4/IPv6 (with an
- * optional extension header chain and fragmentation), TCP and UDP with
- * correct checksums, written straight into a capw buffer.
+ * Packet construction: link layer, IPv4/IPv6 (with an optional
+ * extension header chain and fragmentation), TCP and UDP with correct
+ * checksums, written straight into a capw buffer.
  *
  * A netpath holds what stays the same for every packet of one
  * conversation in one file: the link encapsulation, the two endpoints'
  * link and IP addresses, and the IP identification counters.  Direction
  * 0 is the endpoint that sent the SYN (the TCP client), direction 1 its
- * peer, as in tests/scen.h.
+ * peer, as in the scenario corpus (corpus/corpus.h).
  */
-#ifndef MPA_CAPGEN_NET_H
-#define MPA_CAPGEN_NET_H
+#ifndef MPA_WIRE_NET_H
+#define MPA_WIRE_NET_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +19,7 @@
 
 enum { TCP_FIN = 0x01, TCP_SYN = 0x02, TCP_RST = 0x04, TCP_PSH = 0x08, TCP_ACK = 0x10 };
 enum { NET_PROTO_TCP = 6, NET_PROTO_UDP = 17 };
+enum { NET_IP4_DF = 0x4000, NET_IP4_MF = 0x2000 }; /* IPv4 flags (RFC 791 3.1) */
 
 typedef struct netpath {
     int link;               /* LINK_* of the file */
@@ -73,11 +74,22 @@ void net_udp(capw *w, netpath *np, int dir, uint64_t ts_ns, uint16_t sport, uint
  * (Ethernet links only; ignored otherwise). */
 void net_arp(capw *w, const netpath *np, int dir, uint64_t ts_ns, int op, const char *comment);
 
-/* Internet checksum (RFC 1071) helpers, exported for the tests of this
- * module and the big-capture path: csum_add() sums buf in memory order
- * (any length when it is the last piece, even lengths before), and
- * csum_fold() gives the value to store with memcpy in the field. */
-uint64_t csum_add(uint64_t acc, const uint8_t *buf, size_t len);
-uint16_t csum_fold(uint64_t acc);
+/* ---- the pieces, for packets the calls above do not make ----------- */
+
+/* Octets of the link header of np's link (0 for raw IP). */
+size_t net_link_len(const netpath *np);
+
+/* The link header (net_link_len() octets at p) of a frame that
+ * direction dir sends, carrying ethertype (0x0800 IPv4, 0x86DD IPv6,
+ * 0x0806 ARP). */
+void net_put_link(uint8_t *p, const netpath *np, int dir, uint16_t ethertype);
+
+/* An IPv4 header without options (20 octets at ip, RFC 791 3.1): TTL
+ * 64, the addresses (4 octets each), identification id, frag the flags
+ * and fragment offset field (NET_IP4_DF, NET_IP4_MF | offset / 8),
+ * proto, payload_len octets after the header; the header checksum
+ * filled in. */
+void net_put_ipv4(uint8_t *ip, const uint8_t *src, const uint8_t *dst, uint16_t id, uint16_t frag,
+                  uint8_t proto, size_t payload_len);
 
 #endif

@@ -1,5 +1,7 @@
 /*
- * Capture file writer for mpa-capgen: classic pcap and pcapng.
+ * The capture file writer: classic pcap and pcapng.  mpa-capgen's
+ * reference and adversarial captures, mpa-inject's traces and the
+ * bench's captures all go through it.
  *
  * Classic pcap (the libpcap format, draft-ietf-opsawg-pcap): a 24-octet
  * file header (magic 0xA1B2C3D4 = microsecond timestamps, version 2.4,
@@ -26,8 +28,8 @@
  * The snap length cuts what is stored (the original length is kept), as
  * a capture with a small snaplen would.
  */
-#ifndef MPA_CAPGEN_CAPW_H
-#define MPA_CAPGEN_CAPW_H
+#ifndef MPA_WIRE_CAPW_H
+#define MPA_WIRE_CAPW_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -80,6 +82,11 @@ void capw_commit(capw *w, uint64_t ts_ns, size_t len, const char *comment);
  * for files broken on purpose (record headers that lie, cut records).
  * Counts in bytes, not in packets. */
 void capw_raw(capw *w, const void *p, size_t n);
+
+/* A classic pcap record header (16 octets at rec): seconds,
+ * microseconds, captured and original length, as given, unchecked (with
+ * capw_raw(), a record can claim what it likes). */
+void capw_pcap_rechdr(uint8_t *rec, uint32_t sec, uint32_t usec, uint32_t caplen, uint32_t origlen);
 
 /* Flush and close.  Returns 0, or -1 with errno set if anything failed
  * since capw_open(). */

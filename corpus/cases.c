@@ -1,0 +1,907 @@
+/*
+ * The catalogue: every named scenario, the clause it shows and the exact
+ * set of finding ids it must raise (empty for clean traffic).  The
+ * stream engine's unit test (tests/unit/test_stream.c) checks each set
+ * against the engine at every split; mpa-capgen writes each scenario as
+ * scen-<slug>.pcap with the set in its manifest; mpa-replay plays them
+ * over the loopback.  See corpus.h.
+ *
+ * References: RFC 5044 (MPA) 4 (FPDUs, markers, CRC), 5 (segmentation),
+ * 7.1 (startup frames and rules), 8 (errors); RFC 6581 (enhanced
+ * establishment, RTR); RFC 5040 4.7 (TERMINATE); RFC 5041 (DDP);
+ * draft-culley-iwarp-mpa-03 (the legacy frames).
+ */
+#include <string.h>
+
+#include "corpus.h"
+
+#define D0 0 /* Initiator's direction in most scenarios (the TCP client in captures) */
+#define D1 1
+
+static uint8_t g_ul[70000];
+
+static void fpdu_faulty(cs_scen *s, int dir, size_t payload, mpa_fpdu_faults fl)
+{
+    size_t n = cs_ul_send(g_ul, sizeof g_ul, 1, payload);
+    cs_fpdu_f(s, dir, g_ul, n, &fl);
+}
+
+static mpa_fpdu_faults no_faults(void)
+{
+    mpa_fpdu_faults f;
+    memset(&f, 0, sizeof f);
+    f.len_override = -1;
+    return f;
+}
+
+/* ---- clean scenarios ------------------------------------------------- */
+
+static void case_clean_plain(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    cs_send(s, D0, 1, 100);
+    cs_send(s, D1, 1, 200);
+    cs_write(s, D0, 1000);
+    cs_close_both(s);
+}
+
+static void case_clean_markers(cs_scen *s)
+{
+    cs_start_plain(s, 1, 1);
+    cs_send(s, D0, 1, 24);
+    for (unsigned i = 0; i < 12; i++)
+        cs_send(s, D1, i + 1, 100 + 97 * i); /* markers land everywhere */
+    cs_write(s, D0, 3000);                    /* several markers inside */
+    /* Pack three FPDUs in one segment. */
+    cs_send(s, D0, 2, 10);
+    cs_send(s, D0, 3, 11);
+    cs_send(s, D0, 4, 12);
+    cs_merge_last(s, 3);
+    cs_close_both(s);
+}
+
+/* An FPDU that ends exactly on a marker position makes the next FPDU
+ * start with a marker of FPDUPTR 0 (between FPDUs). */
+static void case_clean_between(cs_scen *s)
+{
+    cs_start_plain(s, 1, 1);
+    cs_send(s, D0, 1, 0);
+    /* D0 stream so far in FPDU mode: 4 (marker) + 2 + 18 + 2 + 4 = 28?
+     * choose a payload that ends the next FPDU at 512. */
+    uint64_t used = s->dir_off[D0] - s->mode_off[D0];
+    size_t want = 512 - (size_t)used;           /* wire octets to the marker */
+    size_t payload = want - 2 - 18 - 4;          /* no marker inside */
+    cs_send(s, D0, 2, payload);
+    cs_send(s, D0, 3, 40);                        /* starts with a marker */
+    cs_send(s, D1, 1, 8);
+    cs_close_both(s);
+}
+
+static void case_clean_enh(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(1, 1), 1, 1, 1, 1, 16, 16), cs_enh(cs_rep(1, 1), 1, 0, 1, 0, 16, 16));
+    cs_write(s, D0, 0); /* the RTR */
+    cs_send(s, D1, 1, 64);
+    cs_send(s, D0, 1, 64);
+    size_t n = cs_ul_read_req(g_ul, sizeof g_ul, 1, 4096);
+    cs_fpdu(s, D0, g_ul, n);
+    n = cs_ul_term(g_ul, sizeof g_ul, 2, 0, 1);
+    cs_fpdu(s, D1, g_ul, n);
+    cs_close_both(s);
+}
+
+static void case_clean_asym(cs_scen *s)
+{
+    /* M=1 in the Request only: markers from the Responder only. */
+    cs_start_plain(s, 1, 0);
+    cs_send(s, D0, 1, 600);
+    cs_send(s, D1, 1, 1200);
+    cs_close_both(s);
+}
+
+static void case_clean_wrap(cs_scen *s)
+{
+    s->isn[D0] = 0xFFFFFE10u;
+    s->isn[D1] = 0xFFFFFFF0u;
+    cs_start_plain(s, 1, 1);
+    for (unsigned i = 0; i < 6; i++) {
+        cs_send(s, D0, i + 1, 150 + 50 * i);
+        cs_send(s, D1, i + 1, 100 + 31 * i);
+    }
+    cs_close_both(s);
+}
+
+static void case_clean_reject(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    p.r = 1;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    const char txt[] = "streaming data the ULP sends after the reject";
+    cs_raw(s, D0, txt, sizeof txt);
+    cs_close_both(s);
+}
+
+static void case_clean_dv0_vector_free(cs_scen *s)
+{
+    /* Private data and a Reply with 512 octets of private data. */
+    uint8_t pd[512];
+    for (unsigned i = 0; i < sizeof pd; i++)
+        pd[i] = (uint8_t)i;
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    q.pd = pd;
+    q.pd_len = 100;
+    p.pd = pd;
+    p.pd_len = 512;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_fpdu_mode(s, D0, 0);
+    cs_fpdu_mode(s, D1, 0);
+    cs_send(s, D0, 1, 10);
+    cs_close_both(s);
+}
+
+/* ---- legacy ---------------------------------------------------------- */
+
+static void case_leg_startkey(cs_scen *s)
+{
+    mpa_frame_enc k = cs_startkey(1, 1);
+    cs_frame(s, D1, &k); /* passive side first */
+    k.m = 0;
+    cs_frame(s, D0, &k);
+    cs_fpdu_mode(s, D0, 1); /* D1's key said M=1: D0 sends markers */
+    cs_fpdu_mode(s, D1, 0);
+    cs_send(s, D0, 1, 40);
+    cs_send(s, D1, 1, 40);
+}
+
+static void case_leg_rtr2007(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1), r = cs_req(0, 1);
+    q.s = 1;
+    p.s = 1;
+    r.kind = MPA_KEY_RTR2007;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_frame(s, D0, &r);
+    cs_fpdu_mode(s, D0, 0);
+    cs_fpdu_mode(s, D1, 0);
+    cs_send(s, D0, 1, 40);
+    cs_send(s, D1, 1, 40);
+}
+
+/* ---- startup frame faults ------------------------------------------- */
+
+static void case_key_req(cs_scen *s)
+{
+    uint8_t key[16];
+    memcpy(key, "MPA ID Req Frame", 16);
+    key[10] = 'f';
+    mpa_frame_enc q = cs_req(0, 1);
+    q.raw_key = key;
+    cs_frame(s, D0, &q);
+    cs_end(s, D1, 0);
+}
+
+static void case_key_req_answered(cs_scen *s)
+{
+    uint8_t key[16];
+    memcpy(key, "MPA ID Req Frame", 16);
+    key[15] = 'E';
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    q.raw_key = key;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+}
+
+static void case_not_mpa(cs_scen *s)
+{
+    const char get[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+    cs_raw(s, D0, get, sizeof get - 1);
+    cs_end(s, D1, 0);
+}
+
+/* Found by fuzz_stream: a frame completing with more octets in the same
+ * call, while the peer has already left MPA, must give the same events
+ * as when the frame ends a call. */
+static void case_hold_dead_peer(cs_scen *s)
+{
+    const char junk[] = "0123456789abcdefXYZW";
+    cs_raw(s, D1, junk, 20);
+    mpa_frame_enc q = cs_req(0, 1);
+    cs_frame(s, D0, &q);
+    cs_fpdu_mode(s, D0, 0);
+    cs_send(s, D0, 1, 10);
+    cs_merge_last(s, 2);
+    cs_close_both(s);
+}
+
+static void case_key_rep(cs_scen *s)
+{
+    uint8_t key[16];
+    memcpy(key, "MPA ID Rep Frame", 16);
+    key[8] = 'E';
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    p.raw_key = key;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_send(s, D0, 1, 10); /* the Initiator goes on instead of closing */
+}
+
+static void case_rev_bad(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1);
+    q.rev = 3;
+    cs_frame(s, D0, &q);
+    cs_end(s, D1, 0);
+}
+
+static void case_rev_bad_answered(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    q.rev = 0;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_close_both(s);
+}
+
+static void case_res_bits(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    q.res = 0x8;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_fpdu_mode(s, D0, 0);
+    cs_send(s, D0, 1, 4);
+    cs_close_both(s);
+}
+
+static void case_r_in_req(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1);
+    q.r = 1;
+    cs_frame(s, D0, &q);
+    cs_end(s, D1, 0);
+}
+
+static void case_pdlen_max(cs_scen *s)
+{
+    uint8_t pd[600];
+    memset(pd, 0x5a, sizeof pd);
+    mpa_frame_enc q = cs_req(0, 1);
+    q.pd = pd;
+    q.pd_len = sizeof pd;
+    cs_frame(s, D0, &q);
+    cs_end(s, D1, 1);
+}
+
+static void case_pdlen_lie(cs_scen *s)
+{
+    uint8_t pd[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    mpa_frame_enc q = cs_req(0, 1);
+    q.pd = pd;
+    q.pd_len = sizeof pd;
+    q.pd_len_override = 100;
+    cs_frame(s, D0, &q);
+    cs_end(s, D0, 0);
+    cs_end(s, D1, 0);
+}
+
+/* A PD_Length over 512 is wrong even when the frame is cut short (and a
+ * Reply cut short is not a Responder that never replied). */
+static void case_pdlen_max_cut(cs_scen *s)
+{
+    uint8_t pd[50];
+    memset(pd, 0x5a, sizeof pd);
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    cs_frame(s, D0, &q);
+    p.pd = pd;
+    p.pd_len = sizeof pd;
+    p.pd_len_override = 65535;
+    cs_frame(s, D1, &p);
+    cs_end(s, D1, 1);
+    cs_end(s, D0, 0);
+}
+
+static void case_frm_whole(cs_scen *s)
+{
+    cs_raw(s, D0, "MPA ID Req Fr", 13);
+    cs_end(s, D0, 0);
+    cs_end(s, D1, 0);
+}
+
+static void case_s_pdlen(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1);
+    q.s = 1;
+    q.rev = 2;
+    q.pd = (const uint8_t *)"ab";
+    q.pd_len = 2;
+    cs_frame(s, D0, &q);
+    cs_end(s, D1, 0);
+}
+
+/* ---- startup rule faults -------------------------------------------- */
+
+static void case_resp_wait(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    cs_frame(s, D1, &p); /* the Responder speaks first */
+    cs_frame(s, D0, &q);
+    cs_fpdu_mode(s, D0, 0);
+    cs_fpdu_mode(s, D1, 0);
+    cs_send(s, D0, 1, 10);
+    cs_send(s, D1, 1, 10);
+    cs_close_both(s);
+}
+
+static void case_bad_rep_fpdu(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    p.rev = 5;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_fpdu_mode(s, D0, 0);
+    cs_send(s, D0, 1, 10);
+}
+
+static void case_after_reject_fpdu(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    p.r = 1;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_fpdu_mode(s, D0, 0);
+    cs_send(s, D0, 1, 10);
+    cs_close_both(s);
+}
+
+static void case_no_reply_close(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1);
+    cs_frame(s, D0, &q);
+    cs_end(s, D1, 0);
+}
+
+static void case_resp_fpdu_wait(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    cs_send(s, D1, 1, 10); /* before any FPDU from the Initiator */
+    cs_send(s, D0, 1, 10);
+    cs_close_both(s);
+}
+
+static void case_first_marker(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    mpa_fpdu_faults f = no_faults();
+    f.marker_ptr_delta = 4;
+    fpdu_faulty(s, D0, 10, f);
+    cs_close_both(s);
+}
+
+static void case_init_init(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1);
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &q);
+    cs_close_both(s);
+}
+
+static void case_init_fpdu_wait(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    cs_frame(s, D0, &q);
+    cs_fpdu_mode(s, D0, 0);
+    cs_send(s, D0, 1, 10); /* before the Reply */
+    cs_frame(s, D1, &p);
+    cs_fpdu_mode(s, D1, 0);
+    cs_send(s, D1, 1, 10);
+    cs_close_both(s);
+}
+
+/* ---- FPDU faults ----------------------------------------------------- */
+
+static void case_pad(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_fpdu_faults f = no_faults();
+    f.pad_byte = 0xAA;
+    fpdu_faulty(s, D0, 5, f); /* 2 + 18 + 5 = 25: three pad octets */
+    cs_close_both(s);
+}
+
+static void case_ulpdu_max(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    cs_send(s, D0, 1, 65000);
+    cs_close_both(s);
+}
+
+static void case_zero_len(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    cs_fpdu(s, D0, g_ul, 0);
+    cs_close_both(s);
+}
+
+static void case_align(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    cs_send(s, D0, 1, 100);
+    cs_send(s, D0, 2, 100);
+    /* Cut the two FPDUs' octets into segments at 50 and 150. */
+    cs_chunk a = s->ch[s->nch - 2], b = s->ch[s->nch - 1];
+    s->nch -= 2;
+    size_t total = a.len + b.len;
+    cs_push_chunk(s, CS_DATA, D0, a.off, 50);
+    cs_push_chunk(s, CS_DATA, D0, a.off + 50, 100);
+    cs_push_chunk(s, CS_DATA, D0, a.off + 150, total - 150);
+    cs_close_both(s);
+}
+
+static void case_mulpdu(cs_scen *s)
+{
+    s->emss[D0] = 1460;
+    cs_start_plain(s, 0, 0);
+    cs_send(s, D0, 1, 1200);
+    cs_send(s, D0, 2, 2000);
+    cs_close_both(s);
+}
+
+/* ---- markers --------------------------------------------------------- */
+
+static void case_markers_missing(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(1, 1); /* Reply asks for markers */
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_fpdu_mode(s, D0, 0); /* ... the Initiator sends none */
+    cs_send(s, D0, 1, 30);
+    cs_send(s, D0, 2, 700);
+    cs_close_both(s);
+}
+
+static void case_markers_extra(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    cs_fpdu_mode(s, D0, 1); /* markers though the Reply said M=0 */
+    cs_send(s, D0, 1, 30);
+    cs_send(s, D0, 2, 700);
+    cs_close_both(s);
+}
+
+static void case_mrk_res(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    cs_send(s, D0, 1, 10);
+    mpa_fpdu_faults f = no_faults();
+    f.marker_reserved = 0x0100;
+    fpdu_faulty(s, D0, 700, f); /* one marker inside */
+    cs_close_both(s);
+}
+
+static void case_mrk_ptr(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    cs_send(s, D0, 1, 10);
+    mpa_fpdu_faults f = no_faults();
+    f.marker_ptr_delta = -1000; /* FPDUPTR 0 inside an FPDU */
+    uint64_t used = s->dir_off[D0] - s->mode_off[D0];
+    /* Put the marker exactly 24 octets into this FPDU: delta makes 0. */
+    (void)used;
+    f.marker_ptr_delta = 0;
+    size_t n = cs_ul_send(g_ul, sizeof g_ul, 2, 700);
+    /* compute this FPDU's marker offset: next marker at 512 */
+    uint32_t into = (uint32_t)(512 - (s->dir_off[D0] - s->mode_off[D0]));
+    f.marker_ptr_delta = -(int32_t)into;
+    cs_fpdu_f(s, D0, g_ul, n, &f);
+    cs_close_both(s);
+}
+
+static void case_mrk_len_same(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    cs_send(s, D0, 1, 10);
+    mpa_fpdu_faults f = no_faults();
+    f.marker_ptr_delta = 8;
+    f.marker_nth = 2; /* only the second marker lies */
+    size_t n = cs_ul_send(g_ul, sizeof g_ul, 2, 1200);
+    cs_fpdu_f(s, D0, g_ul, n, &f);
+    cs_close_both(s);
+}
+
+static void case_mrk_between_ptr(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    cs_send(s, D0, 1, 0);
+    uint64_t used = s->dir_off[D0] - s->mode_off[D0];
+    size_t payload = (512 - (size_t)used) - 2 - 18 - 4;
+    cs_send(s, D0, 2, payload);
+    mpa_fpdu_faults f = no_faults();
+    f.marker_ptr_delta = 4; /* leading marker says 4 instead of 0 */
+    fpdu_faulty(s, D0, 40, f);
+    cs_close_both(s);
+}
+
+/* ---- CRC ------------------------------------------------------------- */
+
+static void case_crc_bad(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_fpdu_faults f = no_faults();
+    f.crc_mode = 2;
+    f.crc_xor = 1;
+    fpdu_faulty(s, D0, 30, f);
+    cs_close_both(s);
+}
+
+static void case_crc_negotiate(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 0), p = cs_rep(0, 1);
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_fpdu_mode(s, D0, 0);
+    mpa_fpdu_faults f = no_faults();
+    f.crc_mode = 1; /* CRC field 0: the Initiator did not turn CRCs on */
+    fpdu_faulty(s, D0, 30, f);
+    cs_close_both(s);
+}
+
+static void case_crc_default(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 0), p = cs_rep(0, 0);
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_fpdu_mode(s, D0, 0);
+    mpa_fpdu_faults f = no_faults();
+    f.crc_mode = 1; /* no CRC: allowed when both said C=0 */
+    fpdu_faulty(s, D0, 30, f);
+    cs_close_both(s);
+}
+
+/* ---- enhanced -------------------------------------------------------- */
+
+static mpa_frame_enc q_enh(void) { return cs_enh(cs_req(0, 1), 1, 1, 1, 1, 16, 16); }
+static mpa_frame_enc p_enh(void) { return cs_enh(cs_rep(0, 1), 1, 1, 1, 1, 16, 16); }
+
+static void case_enh_reply_enh(cs_scen *s)
+{
+    mpa_frame_enc p = cs_rep(0, 1);
+    p.rev = 2;
+    cs_start_enh(s, q_enh(), p);
+    cs_send(s, D0, 1, 10);
+    cs_close_both(s);
+}
+
+static void case_enh_unsupported(cs_scen *s)
+{
+    cs_start_enh(s, q_enh(), cs_rep(0, 1));
+    cs_send(s, D0, 1, 10);
+    cs_close_both(s);
+}
+
+static void case_enh_reply_plain(cs_scen *s)
+{
+    cs_start_enh(s, cs_req(0, 1), p_enh());
+    cs_send(s, D0, 1, 10);
+    cs_close_both(s);
+}
+
+static void case_enh_a_echo(cs_scen *s)
+{
+    cs_start_enh(s, q_enh(), cs_enh(cs_rep(0, 1), 0, 0, 0, 0, 16, 16));
+    cs_send(s, D0, 1, 10);
+    cs_close_both(s);
+}
+
+static void case_enh_bcd_zero(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 0, 1, 0, 0, 16, 16), cs_enh(cs_rep(0, 1), 0, 0, 0, 0, 16, 16));
+    cs_send(s, D0, 1, 10);
+    cs_close_both(s);
+}
+
+static void case_enh_init_opts(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 1, 0, 0, 0, 16, 16), cs_enh(cs_rep(0, 1), 1, 0, 1, 0, 16, 16));
+    cs_write(s, D0, 0);
+    cs_close_both(s);
+}
+
+static void case_enh_resp_opt(cs_scen *s)
+{
+    cs_start_enh(s, q_enh(), cs_enh(cs_rep(0, 1), 1, 0, 0, 0, 16, 16));
+    size_t n = cs_ul_term(g_ul, sizeof g_ul, 2, 0, 7);
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+static void case_enh_ord_le_ird(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 1, 1, 1, 1, 4, 4), cs_enh(cs_rep(0, 1), 1, 1, 0, 0, 8, 8));
+    cs_send(s, D0, 1, 0);
+    cs_close_both(s);
+}
+
+static void case_enh_ird_ge_ord(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 1, 1, 1, 1, 8, 8), cs_enh(cs_rep(0, 1), 1, 1, 0, 0, 4, 4));
+    cs_send(s, D0, 1, 0);
+    cs_close_both(s);
+}
+
+static void case_enh_3fff(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 1, 1, 1, 1, 0x3FFF, 0x3FFF), cs_enh(cs_rep(0, 1), 1, 1, 0, 0, 5, 0x3FFF));
+    cs_send(s, D0, 1, 0);
+    cs_close_both(s);
+}
+
+static void case_enh_rtr_late(cs_scen *s)
+{
+    cs_start_enh(s, q_enh(), p_enh());
+    cs_send(s, D0, 1, 100); /* not an RTR */
+    cs_write(s, D0, 0);     /* the RTR, too late */
+    cs_close_both(s);
+}
+
+static void case_enh_rtr_never(cs_scen *s)
+{
+    cs_start_enh(s, q_enh(), p_enh());
+    cs_send(s, D0, 1, 100);
+    cs_close_both(s);
+}
+
+static void case_enh_rtr_match(cs_scen *s)
+{
+    cs_start_enh(s, q_enh(), cs_enh(cs_rep(0, 1), 1, 0, 1, 0, 16, 16));
+    cs_send(s, D0, 1, 0); /* a Send RTR; only write was offered */
+    cs_close_both(s);
+}
+
+static void case_enh_term7_wrong(cs_scen *s)
+{
+    cs_start_enh(s, q_enh(), cs_enh(cs_rep(0, 1), 1, 0, 1, 0, 16, 16));
+    size_t n = cs_ul_term(g_ul, sizeof g_ul, 2, 0, 7);
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+static void case_enh_rtr_read_ird(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 1, 0, 0, 1, 4, 0), cs_enh(cs_rep(0, 1), 1, 0, 0, 1, 0, 4));
+    size_t n = cs_ul_read_req(g_ul, sizeof g_ul, 1, 0);
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+/* ---- TERMINATE and DDP/RDMAP ---------------------------------------- */
+
+static void case_trm_format(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_TERMINATE, 1, 1);
+    d.u.term.layer = 2;
+    d.u.term.code = 2;
+    size_t n = cs_ul_build(&d, 0, g_ul, sizeof g_ul);
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+static void case_trm_code(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    size_t n = cs_ul_term(g_ul, sizeof g_ul, 2, 0, 9);
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+static void case_trm_last(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    cs_send(s, D0, 1, 8);
+    size_t n = cs_ul_term(g_ul, sizeof g_ul, 0, 2, 6);
+    cs_fpdu(s, D1, g_ul, n);
+    cs_send(s, D1, 1, 8);
+    cs_close_both(s);
+}
+
+static void case_ddp_versions(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, 0, 1);
+    d.hdr.dv = 0; /* the draft-03 vector's header: 40 03 */
+    d.hdr.rv = 0;
+    size_t n = cs_ul_build(&d, 24, g_ul, sizeof g_ul);
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+static void case_ddp_rsvd(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, 0, 1);
+    d.hdr.ddp_rsvd = 1;
+    d.hdr.rdmap_rsvd = 2;
+    size_t n = cs_ul_build(&d, 4, g_ul, sizeof g_ul);
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+static void case_rdmap_opcode(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_ddp d = cs_ul_untagged(0xE, 0, 1);
+    size_t n = cs_ul_build(&d, 4, g_ul, sizeof g_ul);
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+static void case_rdmap_tagged_qn(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_ddp d = cs_ul_tagged(MPA_RDMAP_SEND, 1, 0); /* a tagged Send */
+    size_t n = cs_ul_build(&d, 4, g_ul, sizeof g_ul);
+    cs_fpdu(s, D0, g_ul, n);
+    d = cs_ul_untagged(MPA_RDMAP_SEND, 5, 2); /* Send to QN 5 */
+    n = cs_ul_build(&d, 4, g_ul, sizeof g_ul);
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+static void case_rdmap_one_seg(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_READ_REQUEST, 1, 1);
+    d.hdr.last = 0;
+    d.u.rreq.size = 64;
+    size_t n = cs_ul_build(&d, 0, g_ul, sizeof g_ul);
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+static void case_rdmap_atomic(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, 1, 1);
+    d.u.atomic_req.aop = 7;
+    size_t n = cs_ul_build(&d, 0, g_ul, sizeof g_ul);
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+/* ---- the capture itself: holes and mid-stream starts ------------------ */
+
+/* One segment of each direction lost (the peer got it; the capture did
+ * not): decoding resumes at the next FPDU it can prove (RFC 5044 4.3). */
+static void case_cap_hole(cs_scen *s)
+{
+    cs_start_plain(s, 1, 0);
+    for (unsigned i = 0; i < 10; i++) {
+        cs_send(s, D0, i + 1, 200 + 90 * i);
+        cs_send(s, D1, i + 1, 700 - 40 * i);
+        if (i == 3)
+            cs_lose_last(s);
+        if (i == 5) {
+            s->ch[s->nch - 2].kind = CS_LOST;
+        }
+    }
+    cs_close_both(s);
+}
+
+/* The capture starts after the startup, inside the FPDU traffic;
+ * markers one way, nothing stated: the octets prove the framing. */
+static void case_cap_midstream(cs_scen *s)
+{
+    cs_start_plain(s, 1, 0);
+    for (unsigned i = 0; i < 12; i++) {
+        cs_send(s, D0, i + 1, 300 + 50 * i);
+        cs_send(s, D1, i + 1, 900 - 30 * i);
+    }
+    cs_close_both(s);
+    s->midstream = 1;
+    s->start_chunk = 6; /* Request, Reply and two FPDUs each way not captured */
+}
+
+const cs_case cs_cases[] = {
+    {"clean-plain", "clean plain (RFC 5044 7.1)", case_clean_plain, ""},
+    {"clean-markers", "clean markers and CRC (RFC 5044 4.3, 4.4)", case_clean_markers, ""},
+    {"clean-between", "clean marker between FPDUs (RFC 5044 4.3)", case_clean_between, ""},
+    {"clean-enh", "clean enhanced p2p (RFC 6581 9)", case_clean_enh, ""},
+    {"clean-asym", "clean asymmetric markers (RFC 5044 7.1.1 M)", case_clean_asym, ""},
+    {"clean-wrap", "clean sequence wrap (draft-03 7.1)", case_clean_wrap, ""},
+    {"clean-reject", "clean reject then streaming (RFC 5044 7.1.2 rule 3)", case_clean_reject, ""},
+    {"clean-pd", "clean private data 100/512 (RFC 5044 7.1.1)", case_clean_dv0_vector_free, ""},
+    {"leg-startkey", "draft-03 Start Key", case_leg_startkey, "MPA-LEG-STARTKEY"},
+    {"leg-rtr2007", "2007 RtR frame", case_leg_rtr2007,
+     "MPA-LEG-RTR-FRAME MPA-FRM-REV-ENH"},
+    {"key-req", "wrong Request key, responder closes (7.1.1)", case_key_req, "MPA-FRM-KEY-REQ"},
+    {"key-req-answered", "wrong Request key answered (7.1.2 rule 5)", case_key_req_answered, "MPA-FRM-KEY-REQ MPA-FRM-KEY-CHECK"},
+    {"not-mpa", "not MPA at all (7.1.2 rule 1)", case_not_mpa, "MPA-STA-REQ-FIRST"},
+    {"hold-dead-peer", "Request and data after the peer left MPA", case_hold_dead_peer, "MPA-STA-REQ-FIRST MPA-FRM-KEY-CHECK"},
+    {"key-rep", "wrong Reply key, initiator goes on", case_key_rep, "MPA-FRM-KEY-REP MPA-FRM-KEY-CHECK"},
+    {"rev-bad", "Rev 3 (7.1.1)", case_rev_bad, "MPA-FRM-REV"},
+    {"rev-bad-answered", "Rev 0 answered", case_rev_bad_answered, "MPA-FRM-REV MPA-STA-BAD-REQ-CLOSE"},
+    {"res-bits", "Res bit 0x8", case_res_bits, "MPA-FRM-RES"},
+    {"r-in-req", "R=1 in a Request", case_r_in_req, "MPA-FRM-R-REQ MPA-STA-REJECT"},
+    {"pdlen-max", "PD_Length 600", case_pdlen_max, "MPA-FRM-PDLEN-MAX"},
+    {"pdlen-lie", "PD_Length lies", case_pdlen_lie, "MPA-FRM-PDLEN-MATCH"},
+    {"pdlen-max-cut", "Reply claims PD_Length 65535, then RST", case_pdlen_max_cut,
+     "MPA-FRM-PDLEN-MAX MPA-FRM-PDLEN-MATCH"},
+    {"frm-whole", "half a frame", case_frm_whole, "MPA-FRM-WHOLE"},
+    {"s-pdlen", "S=1 with PD_Length 2", case_s_pdlen, "MPA-FRM-S-PDLEN"},
+    {"resp-wait", "Reply before Request (rule 2)", case_resp_wait, "MPA-STA-RESP-WAIT"},
+    {"bad-rep-fpdu", "bad Reply then FPDU (rule 3)", case_bad_rep_fpdu, "MPA-FRM-REV MPA-STA-BAD-REP-CLOSE"},
+    {"after-reject-fpdu", "FPDU after reject (rule 3)", case_after_reject_fpdu, "MPA-STA-NO-FPDU-AFTER-REJECT"},
+    {"no-reply-close", "close without Reply (rule 2, 6)", case_no_reply_close, "MPA-STA-REJECT"},
+    {"resp-fpdu-wait", "Responder FPDU first (rule 4)", case_resp_fpdu_wait, "MPA-STA-RESP-FPDU-WAIT"},
+    {"first-marker", "first marker not zero (rule 7)", case_first_marker, "MPA-STA-FIRST-MARKER"},
+    {"init-init", "Initiator/Initiator (rule 8)", case_init_init, "MPA-STA-INIT-INIT"},
+    {"init-fpdu-wait", "Initiator FPDU before Reply (rule 3)", case_init_fpdu_wait, "MPA-STA-INIT-FPDU-WAIT"},
+    {"pad", "pad not zero (4.1)", case_pad, "MPA-FPD-PAD"},
+    {"ulpdu-max", "ULPDU 65018 octets (5.2)", case_ulpdu_max, "MPA-FPD-ULPDU-MAX"},
+    {"zero-len", "zero-length ULPDU", case_zero_len, "MPA-FPD-ZERO-LEN"},
+    {"align", "misaligned segments (5.1)", case_align, "MPA-FPD-ALIGN"},
+    {"mulpdu", "ULPDU over MULPDU (4.5)", case_mulpdu, "MPA-FPD-MULPDU"},
+    /* What a receiver honouring the M bit sees comes first (these
+     * errors are real for it), then the engine follows the sender. */
+    {"markers-missing", "markers missing (4.3)", case_markers_missing,
+     "MPA-MRK-PRESENT MPA-STA-FIRST-MARKER MPA-CRC-VALID MPA-FPD-ZERO-LEN MPA-FPD-PAD"},
+    {"markers-extra", "markers unasked (4.3)", case_markers_extra,
+     "MPA-MRK-PRESENT MPA-CRC-VALID MPA-FPD-ZERO-LEN MPA-FPD-PAD"},
+    {"mrk-res", "marker reserved bits (4.2)", case_mrk_res, "MPA-MRK-RES"},
+    {"mrk-ptr", "FPDUPTR 0 inside an FPDU (4.3)", case_mrk_ptr, "MPA-MRK-PTR"},
+    {"mrk-len-same", "marker disagrees with lengths and with its sibling", case_mrk_len_same,
+     "MPA-MRK-LEN-AGREE MPA-MRK-SAME-FPDU"},
+    {"mrk-between-ptr", "marker between FPDUs with FPDUPTR 4", case_mrk_between_ptr, "MPA-MRK-PTR"},
+    {"crc-bad", "bad CRC (4.4)", case_crc_bad, "MPA-CRC-VALID"},
+    {"crc-negotiate", "CRC off though peer said C=1", case_crc_negotiate, "MPA-CRC-NEGOTIATE"},
+    {"crc-default", "C=0 both ways", case_crc_default, "MPA-CRC-DEFAULT"},
+    {"enh-reply-enh", "S=1 answered by Rev 2 S=0 (RFC 6581 10)", case_enh_reply_enh, "MPA-ENH-REPLY-ENH"},
+    {"enh-unsupported", "S=1 answered by Rev 1", case_enh_unsupported, "MPA-ENH-UNSUPPORTED"},
+    {"enh-reply-plain", "S=0 answered by S=1", case_enh_reply_plain, "MPA-ENH-REPLY-PLAIN"},
+    {"enh-a-echo", "A not echoed (9.2)", case_enh_a_echo, "MPA-ENH-A-ECHO"},
+    {"enh-bcd-zero", "B without A", case_enh_bcd_zero, "MPA-ENH-BCD-ZERO"},
+    {"enh-init-opts", "A=1 and no RTR offered", case_enh_init_opts, "MPA-ENH-INIT-OPTS"},
+    {"enh-resp-opt", "Reply A=1 without B/C/D", case_enh_resp_opt, "MPA-ENH-RESP-OPT"},
+    {"enh-ord-le-ird", "responder ORD > initiator IRD (9.1)", case_enh_ord_le_ird, "MPA-ENH-ORD-LE-IRD"},
+    {"enh-ird-ge-ord", "responder IRD < initiator ORD", case_enh_ird_ge_ord, "MPA-ENH-IRD-GE-ORD"},
+    {"enh-3fff", "0x3FFF not honoured", case_enh_3fff, "MPA-ENH-3FFF"},
+    {"enh-rtr-late", "RTR late", case_enh_rtr_late, "MPA-ENH-RTR-SEND MPA-ENH-RTR-FIRST"},
+    {"enh-rtr-never", "RTR never", case_enh_rtr_never, "MPA-ENH-RTR-SEND"},
+    {"enh-rtr-match", "RTR type not offered", case_enh_rtr_match, "MPA-ENH-RTR-MATCH"},
+    {"enh-term7-wrong", "TERM 7 with a common RTR type", case_enh_term7_wrong, "MPA-ENH-RTR-MATCH"},
+    {"enh-rtr-read-ird", "read RTR with IRD 0", case_enh_rtr_read_ird, "MPA-ENH-RTR-READ-IRD"},
+    {"trm-format", "TERMINATE to QN 1 (RFC 5040 4.7)", case_trm_format, "MPA-TRM-FORMAT"},
+    {"trm-code", "TERMINATE code 9", case_trm_code, "MPA-TRM-CODE"},
+    {"trm-last", "FPDU after TERMINATE", case_trm_last, "MPA-TRM-LAST"},
+    {"ddp-versions", "DV 0, RV 0 (draft-03 vector header)", case_ddp_versions, "MPA-DDP-VERSION MPA-RDMAP-VERSION"},
+    {"ddp-rsvd", "reserved DDP/RDMAP bits", case_ddp_rsvd, "MPA-DDP-RSVD MPA-RDMAP-RSVD"},
+    {"rdmap-opcode", "opcode 0xE", case_rdmap_opcode, "MPA-RDMAP-OPCODE"},
+    {"rdmap-tagged-qn", "tagged Send, Send to QN 5", case_rdmap_tagged_qn, "MPA-RDMAP-TAGGED MPA-DDP-QN"},
+    {"rdmap-one-seg", "Read Request L=0", case_rdmap_one_seg, "MPA-RDMAP-ONE-SEG"},
+    {"rdmap-atomic", "Atomic AOpCode 7", case_rdmap_atomic, "MPA-RDMAP-ATOMIC"},
+    {"cap-hole", "a lost segment each way (RFC 5044 4.3)", case_cap_hole, "MPA-CAP-HOLE MPA-CAP-RESYNC"},
+    {"cap-midstream", "capture starts mid-stream, markers one way", case_cap_midstream,
+     "MPA-CAP-MIDSTREAM MPA-CAP-RESYNC"},
+};
+
+const size_t cs_ncases = sizeof cs_cases / sizeof cs_cases[0];
+
+const cs_case *cs_case_find(const char *slug)
+{
+    for (size_t i = 0; i < cs_ncases; i++)
+        if (strcmp(cs_cases[i].slug, slug) == 0)
+            return &cs_cases[i];
+    return NULL;
+}
+
+int cs_case_build(const char *slug, cs_scen *s)
+{
+    const cs_case *c = cs_case_find(slug);
+    if (!c)
+        return -1;
+    c->build(s);
+    return 0;
+}
