@@ -9,8 +9,8 @@ CONF_SRCS := $(sort $(wildcard conformance/conform/*.c))
 CONF_HDRS := $(wildcard conformance/conform/*.h)
 CONF_CFLAGS := $(INJ_CFLAGS) -Iconformance/conform
 
-$(B)/mpa-conform: conformance/mpa-conform.c $(CONF_SRCS) $(CONF_HDRS) $(INJ_SRCS) $(INJ_HDRS) $(INJ_GEN) $(B)/libmpa.a
-	$(CC) $(CONF_CFLAGS) conformance/mpa-conform.c $(CONF_SRCS) $(INJ_SRCS) $(INJ_GEN) -o $@ $(B)/libmpa.a \
+$(B)/mpa-conform: conformance/mpa-conform.c $(CONF_SRCS) $(CONF_HDRS) $(INJ_HDRS) $(INJ_GEN) $(B)/libinject.a $(B)/libmpa.a
+	$(CC) $(CONF_CFLAGS) conformance/mpa-conform.c $(CONF_SRCS) $(INJ_GEN) -o $@ $(B)/libinject.a $(B)/libmpa.a \
 	    $(EXT_LIBS) $(NET_LIBS)
 
 # The suites against mpa-peer, correct and in each fault mode; the
