@@ -17,6 +17,10 @@
 
 #include "runner.h"
 
+/* Set by the signal handlers (run.h); every wait of the run looks at it,
+ * the waits for the device here first. */
+volatile int run_interrupted;
+
 /* ---- observations ------------------------------------------------------ */
 
 double rn_now_ms(void)

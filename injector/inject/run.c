@@ -15,8 +15,6 @@
 #include "runner.h"
 #include "tp_pick.h"
 
-volatile int run_interrupted;
-
 const char *run_verdict_str(run_verdict v)
 {
     switch (v) {
@@ -27,33 +25,6 @@ const char *run_verdict_str(run_verdict v)
     case V_ERROR: return "error";
     }
     return "?";
-}
-
-/* ---- variables ------------------------------------------------------------ */
-
-int rn_var_get(const runner *R, const char *name, int64_t *v)
-{
-    const run_result *r = R->r;
-    for (unsigned i = 0; i < r->nvars; i++)
-        if (!strcmp(r->vars[i], name)) {
-            *v = r->var_val[i];
-            return 0;
-        }
-    return -1;
-}
-
-void rn_var_set(runner *R, const char *name, int64_t v)
-{
-    run_result *r = R->r;
-    for (unsigned i = 0; i < r->nvars; i++)
-        if (!strcmp(r->vars[i], name)) {
-            r->var_val[i] = v;
-            return;
-        }
-    if (r->nvars < SC_MAX_VARS) {
-        snprintf(r->vars[r->nvars], SC_VAR_LEN, "%s", name);
-        r->var_val[r->nvars++] = v;
-    }
 }
 
 /* ---- the steps ----------------------------------------------------------- */

@@ -3,7 +3,7 @@
  * its interface; nothing outside these files includes this header):
  *
  *   run.c      the run: the loop over the steps, the actions (open,
- *              send, sleep, close, abort), the variables
+ *              send, sleep, close, abort)
  *   observe.c  what the device sends: libmpa's stream engine fed both
  *              directions in causal order, its events made observations
  *              in a queue; the wait for the device (rn_pump)
@@ -11,6 +11,10 @@
  *   match.c    expect steps: observations against the alternatives
  *   text.c     frames, FPDUs, observations and constraints in the
  *              script's own syntax, for the step lines and the reports
+ *   vars.c     the script's variables
+ *
+ * run.c calls the others; match.c and build.c call observe.c, text.c
+ * and vars.c; none calls back up.
  *
  * rn_ is the prefix of what these files share with each other.
  */
@@ -115,7 +119,7 @@ void rn_field_str(sbuf *b, sc_field f, int64_t v);
 void rn_obs_str(sbuf *b, const obs *o);
 void rn_alt_str(sbuf *b, const sc_alt *a);
 
-/* ---- run.c ---------------------------------------------------------------- */
+/* ---- vars.c --------------------------------------------------------------- */
 
 /* A variable's value: 0, or -1 when it has none. */
 int rn_var_get(const runner *R, const char *name, int64_t *v);

@@ -33,41 +33,11 @@
 
 /* ---- small helpers --------------------------------------------------- */
 
-int pbuf_reserve(pbuf *b, size_t more)
-{
-    if (b->len + more <= b->cap)
-        return 0;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + more)
-        cap *= 2;
-    uint8_t *p = realloc(b->p, cap);
-    if (!p)
-        return -1;
-    b->p = p;
-    b->cap = cap;
-    return 0;
-}
-
 static void pbuf_free(pbuf *b)
 {
     free(b->p);
     b->p = NULL;
     b->len = b->cap = 0;
-}
-
-/* Record why the connection ends (the first reason wins) and close:
- * flush what is queued, send FIN, wait for the peer's FIN. */
-void close_with(conn *c, peer_end why)
-{
-    if (!c->end)
-        c->end = (uint8_t)why;
-    c->phase = PH_CLOSING;
-    c->want_shut = 1;
-}
-
-void local_error(conn *c)
-{
-    close_with(c, END_ERROR);
 }
 
 /* ---- driving --------------------------------------------------------- */

@@ -3,10 +3,12 @@
  * built with libmpa (mpa_frame_encode, mpa_ddp_encode, mpa_fpdu_encode)
  * and queued in c->tx as one record, so that every write, and so every
  * TCP segment, starts with an FPDU (RFC 5044 5.1).  Send messages and
- * Read Responses are cut to MULPDU (RFC 5044 4.5).
+ * Read Responses are cut to MULPDU (RFC 5044 4.5).  Closing is queued
+ * here too: the reason is recorded and our FIN follows what is queued.
  */
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -16,6 +18,38 @@
 static uint8_t ulp_out[MPA_ULPDU_MAX + 64];
 
 #define READ_MAX (1u << 20)      /* largest RDMA Read this end answers */
+
+/* ---- the queue and the end ------------------------------------------- */
+
+int pbuf_reserve(pbuf *b, size_t more)
+{
+    if (b->len + more <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + more)
+        cap *= 2;
+    uint8_t *p = realloc(b->p, cap);
+    if (!p)
+        return -1;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+/* Record why the connection ends (the first reason wins) and close:
+ * flush what is queued, send FIN, wait for the peer's FIN. */
+void close_with(conn *c, peer_end why)
+{
+    if (!c->end)
+        c->end = (uint8_t)why;
+    c->phase = PH_CLOSING;
+    c->want_shut = 1;
+}
+
+void local_error(conn *c)
+{
+    close_with(c, END_ERROR);
+}
 
 /* ---- output: frames and FPDUs ---------------------------------------- */
 

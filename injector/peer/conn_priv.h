@@ -2,6 +2,8 @@
  * The insides of one connection, shared by the files it is made of (see the
  * map at the top of conn.c).  mpa-peer is one program, so these names
  * carry no prefix; nothing but the connection's files includes this.
+ * conn.c calls the others, startup.c and conn_in.c call conn_out.c,
+ * everything may call faults.c and conn_report.c; none calls back up.
  */
 #ifndef MPA_PEER_CONN_PRIV_H
 #define MPA_PEER_CONN_PRIV_H
@@ -14,7 +16,7 @@
 #define SELF PEER_DIR_SELF
 #define PEER PEER_DIR_PEER
 
-/* ---- conn.c ------------------------------------------------------------ */
+/* ---- conn_out.c: what this end queues ----------------------------------- */
 
 /* Room for more octets in b: 0, or -1 when memory runs out. */
 int pbuf_reserve(pbuf *b, size_t more);
@@ -24,7 +26,6 @@ int pbuf_reserve(pbuf *b, size_t more);
 void close_with(conn *c, peer_end why);
 void local_error(conn *c);
 
-/* ---- conn_out.c: what this end queues ----------------------------------- */
 
 void queue_frame(conn *c, const mpa_frame_enc *e);
 /* A Send message of plen octets (payload NULL: data Send number k, the
