@@ -221,6 +221,11 @@ void rn_on_event(void *user, const mpa_event *ev)
 
 /* ---- feeding the engine ----------------------------------------------- */
 
+/* The octet queue in front of the engine: rn_pbuf_add, rn_drain and
+ * rn_feed are run.c's pbuf_add, drain and feed of before the split,
+ * unchanged but for the prefix (a feeder shared with mpa-peer is to
+ * replace them). */
+
 int rn_pbuf_add(pbuf *b, const uint8_t *p, size_t n)
 {
     if (b->len + n > b->cap) {
