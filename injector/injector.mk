@@ -1,77 +1,96 @@
-# mpa-inject and mpa-peer (included by the root Makefile; uses B, CC,
-# CSTD, WARN, CFLAGS, LIB_HDRS, EXT_CFLAGS, EXT_LIBS from it).
+# injector/: libinject, mpa-inject and mpa-peer, and their tests
+# (included by the root Makefile after conformance/conformance.mk; uses
+# B, CC, CSTD, WARN, CFLAGS, TESTCFLAGS, LIB_HDRS from the one and
+# EXT_CFLAGS, EXT_LIBS, CJSON_LIBS from the other).
 #
-#   injector/peer/*.c     mpa-peer: the reference MPA endpoint (a main in mpa-peer.c)
-#   injector/inject/*.c   mpa-inject's modules (no main)
-#   injector/mpa-inject.c the program
-#   tests/inject/         their tests
+#   build/libinject.a       injector/inject/*.c: scenario parsing, the
+#                           runner, frame building, matching, reports,
+#                           transports, traces, the lab (injector/README.md)
+#   build/libinject-asan.a  the same under ASan+UBSan, for the tests
+#   build/mpa-inject        injector/mpa-inject.c on libinject
+#   build/mpa-inject-asan   the same under ASan+UBSan: what inject-test
+#                           and raw-test run
+#   build/mpa-peer          injector/peer/*.c: the reference MPA endpoint
+#                           (injector/peer/README.md)
+#   build/jget              tests/util/jget.c: reads a value out of a JSON
+#                           file, for the test scripts
+#   build/test/inject/test_utcp, test_raw   tests/inject/ on libinject-asan
+#
+# libinject writes its traces with libmpawire (wire/): a program on
+# libinject links $(INJ_LIBS) after it.  Variables for
+# conformance/conform/conform.mk: INJ_CFLAGS (compiling against
+# libinject's headers), INJ_LIBS; for tests/fuzz/fuzz.mk: INJ_SCEN_SRCS
+# (the scenario parser).
 
 PEER_SRCS := $(sort $(wildcard injector/peer/*.c))
 PEER_HDRS := $(wildcard injector/peer/*.h)
 INJ_SRCS := $(sort $(wildcard injector/inject/*.c))
 INJ_HDRS := $(wildcard injector/inject/*.h)
-INJ_GEN  := $(B)/libmpawire.a
+# the scenario parser alone (scen*.c: cJSON and libmpa only)
+INJ_SCEN_SRCS := $(sort $(wildcard injector/inject/scen*.c))
 NET_LIBS := $(shell pkg-config --libs libnet 2>/dev/null || echo -lnet)
-INJ_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Iinjector/peer -Iinjector/inject \
-              $(WIRE_CFLAGS) $(EXT_CFLAGS)
+INJ_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Iinjector/inject $(WIRE_CFLAGS) $(EXT_CFLAGS)
 INJ_TESTCFLAGS := -Iinjector/inject $(TESTCFLAGS) $(WIRE_CFLAGS) $(EXT_CFLAGS)
+# What a program on libinject links after it, in order.
+INJ_LIBS := $(B)/libmpawire.a $(B)/libmpa.a $(EXT_LIBS) $(NET_LIBS)
+INJ_ASAN_LIBS := $(B)/libmpawire-asan.a $(B)/libmpa-asan.a $(EXT_LIBS) $(NET_LIBS)
+PEER_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Iinjector/peer
+
+$(eval $(call c_library,inject,injector/inject,-Iinclude -Iinjector/inject $(WIRE_CFLAGS) $(EXT_CFLAGS)))
+
+$(B)/mpa-inject: injector/mpa-inject.c $(INJ_HDRS) $(B)/libinject.a $(B)/libmpawire.a $(B)/libmpa.a
+	$(CC) $(INJ_CFLAGS) injector/mpa-inject.c -o $@ $(B)/libinject.a $(INJ_LIBS)
+
+$(B)/mpa-inject-asan: injector/mpa-inject.c $(INJ_HDRS) $(B)/libinject-asan.a $(B)/libmpawire-asan.a \
+                      $(B)/libmpa-asan.a
+	$(CC) $(INJ_TESTCFLAGS) injector/mpa-inject.c -o $@ $(B)/libinject-asan.a $(INJ_ASAN_LIBS)
 
 $(B)/mpa-peer: $(PEER_SRCS) $(PEER_HDRS) $(B)/libmpa.a
-	$(CC) $(INJ_CFLAGS) $(PEER_SRCS) -o $@ $(B)/libmpa.a
-
-$(B)/mpa-inject: injector/mpa-inject.c $(INJ_SRCS) $(INJ_HDRS) $(INJ_GEN) $(B)/libmpa.a
-	$(CC) $(INJ_CFLAGS) injector/mpa-inject.c $(INJ_SRCS) $(INJ_GEN) -o $@ $(B)/libmpa.a $(EXT_LIBS) $(NET_LIBS)
-
-# The same under ASan+UBSan: what tests/inject/inject-test.sh runs.
-$(B)/mpa-inject-asan: injector/mpa-inject.c $(INJ_SRCS) $(INJ_HDRS) $(INJ_GEN) $(B)/libmpa-asan.a
-	$(CC) $(INJ_TESTCFLAGS) injector/mpa-inject.c $(INJ_SRCS) $(INJ_GEN) -o $@ $(B)/libmpa-asan.a \
-	    $(EXT_LIBS) $(NET_LIBS)
+	$(CC) $(PEER_CFLAGS) $(PEER_SRCS) -o $@ $(B)/libmpa.a
 
 $(B)/jget: tests/util/jget.c tests/util/slurp.h
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Itests $(EXT_CFLAGS) $< -o $@ $(CJSON_LIBS) -lm
 
-# mpa-peer against itself on the loopback, judged by mpa-audit -i lo
-# (tests/inject/peer-test.sh; needs root or CAP_NET_RAW).
-.PHONY: peer-test inject-test
+# ---- tests ------------------------------------------------------------------
+#   peer-test         mpa-peer against itself on the loopback, judged by
+#                     mpa-audit -i lo (tests/inject/peer-test.sh; needs
+#                     root or CAP_NET_RAW)
+#   inject-test       mpa-inject's scripts, and the example scenarios
+#                     against mpa-peer on the loopback, correct and in its
+#                     fault modes (tests/inject/inject-test.sh); then the
+#                     man page documents every scenario key and option
+#                     (tests/inject/doc-check.sh)
+#   inject-doc-check  the man page check alone, on build/mpa-inject
+#   utcp-test         utcp's unit tests (tests/inject/test_utcp.c), ASan+UBSan,
+#                     no privileges needed
+#   raw-test          the raw transport and the lab, as root: test_raw (lost
+#                     pieces and retransmission, delivery tricks, malformed
+#                     frames, FIN/RST, IPv4 and IPv6) and
+#                     tests/inject/raw-test.sh (mpa-inject --transport raw
+#                     --lab over the example scenarios and
+#                     tests/inject/raw/*.json, traces checked with tshark,
+#                     no kernel RST, no namespace left after SIGTERM or
+#                     SIGKILL); exit 77 = skipped (not root, no `ip netns`)
+.PHONY: peer-test inject-test inject-doc-check utcp-test raw-test
 peer-test: $(B)/mpa-peer $(B)/mpa-audit $(B)/jsonids
 	@tests/inject/peer-test.sh
 
-# mpa-inject: its scripts, and the example scenarios against mpa-peer on
-# the loopback, correct and in its fault modes (tests/inject/inject-test.sh).
-# Then the man page documents every scenario key and option
-# (tests/inject/doc-check.sh).
 inject-test: $(B)/mpa-inject-asan $(B)/mpa-peer $(B)/mpa-audit $(B)/jget
 	@tests/inject/inject-test.sh
 	@tests/inject/doc-check.sh $(B)/mpa-inject-asan
 
-.PHONY: inject-doc-check
 inject-doc-check: $(B)/mpa-inject
 	@tests/inject/doc-check.sh $(B)/mpa-inject
 
-# ---- raw transport tests ----------------------------------------------------
-# (appended by the raw transport's author; the rules above are the lead's)
-#   utcp-test   utcp's unit tests (tests/inject/test_utcp.c), ASan+UBSan, no
-#               privileges needed
-#   raw-test    the raw transport and the lab, as root: test_raw (lost pieces
-#               and retransmission, delivery tricks, malformed frames, FIN/RST,
-#               IPv4 and IPv6) and tests/inject/raw-test.sh (mpa-inject
-#               --transport raw --lab over the example scenarios and
-#               tests/inject/raw/*.json, traces checked with tshark, no kernel
-#               RST, no namespace left after SIGTERM or SIGKILL); exit 77 =
-#               skipped (not root, no `ip netns`)
-RAW_TEST_SRCS := injector/inject/netns.c injector/inject/tp.c injector/inject/tp_raw.c injector/inject/tp_sock.c \
-                 injector/inject/trace.c injector/inject/utcp.c $(INJ_GEN)
-
-$(B)/test/inject/test_utcp: tests/inject/test_utcp.c injector/inject/utcp.c injector/inject/utcp.h tests/t.h
+$(B)/test/inject/test_utcp: tests/inject/test_utcp.c injector/inject/utcp.h tests/t.h $(B)/libinject-asan.a
 	@mkdir -p $(dir $@)
-	$(CC) $(TESTCFLAGS) -Iinjector/inject $< injector/inject/utcp.c -o $@
+	$(CC) $(INJ_TESTCFLAGS) $< -o $@ $(B)/libinject-asan.a
 
-$(B)/test/inject/test_raw: tests/inject/test_raw.c $(RAW_TEST_SRCS) $(INJ_HDRS) tests/t.h
+$(B)/test/inject/test_raw: tests/inject/test_raw.c $(INJ_HDRS) tests/t.h $(B)/libinject-asan.a $(B)/libmpawire-asan.a \
+                          $(B)/libmpa-asan.a
 	@mkdir -p $(dir $@)
-	$(CC) $(TESTCFLAGS) -Iinjector/inject $(WIRE_CFLAGS) $(EXT_CFLAGS) $< $(RAW_TEST_SRCS) -o $@ \
-	    $(EXT_LIBS) $(NET_LIBS)
+	$(CC) $(INJ_TESTCFLAGS) $< -o $@ $(B)/libinject-asan.a $(INJ_ASAN_LIBS)
 
-.PHONY: utcp-test raw-test
 utcp-test: $(B)/test/inject/test_utcp
 	@$(B)/test/inject/test_utcp
 

@@ -1,5 +1,5 @@
 # mpa-conform (included by the root Makefile after injector/injector.mk:
-# uses INJ_SRCS, INJ_GEN, INJ_CFLAGS, NET_LIBS from it).
+# uses INJ_HDRS, INJ_CFLAGS, INJ_LIBS from it).
 #
 #   conformance/mpa-conform.c   the program
 #   conformance/conform/*.c     its modules (the HTML report)
@@ -9,9 +9,9 @@ CONF_SRCS := $(sort $(wildcard conformance/conform/*.c))
 CONF_HDRS := $(wildcard conformance/conform/*.h)
 CONF_CFLAGS := $(INJ_CFLAGS) -Iconformance/conform
 
-$(B)/mpa-conform: conformance/mpa-conform.c $(CONF_SRCS) $(CONF_HDRS) $(INJ_SRCS) $(INJ_HDRS) $(INJ_GEN) $(B)/libmpa.a
-	$(CC) $(CONF_CFLAGS) conformance/mpa-conform.c $(CONF_SRCS) $(INJ_SRCS) $(INJ_GEN) -o $@ $(B)/libmpa.a \
-	    $(EXT_LIBS) $(NET_LIBS)
+$(B)/mpa-conform: conformance/mpa-conform.c $(CONF_SRCS) $(CONF_HDRS) $(INJ_HDRS) $(B)/libinject.a $(B)/libmpawire.a \
+                  $(B)/libmpa.a
+	$(CC) $(CONF_CFLAGS) conformance/mpa-conform.c $(CONF_SRCS) -o $@ $(B)/libinject.a $(INJ_LIBS)
 
 # The suites against mpa-peer, correct and in each fault mode; the
 # reports (JSON, JUnit, HTML in headless chromium) (tests/conform/).

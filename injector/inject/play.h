@@ -4,16 +4,16 @@
  * addresses, how the device is started) and, when it starts the device
  * itself (--spawn on this host, --lab in a network-namespace lab), the
  * device's process: started afresh for each scenario, stopped after it.
- * It also renders a run as text and as JSON.
+ * A run's report, as text and as JSON, is in result.h (included here).
  */
 #ifndef MPA_INJECT_PLAY_H
 #define MPA_INJECT_PLAY_H
 
-#include <cJSON.h>
 #include <stdio.h>
 #include <sys/types.h>
 
 #include "netns.h"
+#include "result.h"
 #include "run.h"
 #include "scen.h"
 
@@ -78,13 +78,6 @@ void play_expand(const char *tmpl, const char *const *keys, const char *const *v
 
 /* HOST:PORT, [V6]:PORT or (need_host 0) PORT.  0 or -1. */
 int play_split_hostport(const char *s, char *host, size_t hn, char *port, size_t pn, int need_host);
-
-/* "PASS name (file): 1.2 ms" and, unless quiet, the deciding step and
- * the run's particulars. */
-void play_print_result(FILE *f, const scenario *s, const run_result *r, const char *transport, int quiet);
-
-/* The run as a JSON object (the "runs" items of mpa-inject --json). */
-cJSON *play_json_result(const scenario *s, const run_result *r, const char *transport);
 
 /* DIR/NAME.pcapng for scenario i of sc (a safe file name; -2, -3 when
  * an earlier scenario has the same name). */

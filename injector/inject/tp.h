@@ -17,6 +17,10 @@
  *
  * All waits are bounded: every call that may block takes an absolute
  * deadline on the CLOCK_MONOTONIC clock in milliseconds (tp_now_ms()).
+ *
+ * This header is what the transports share (the types, the clock); it
+ * knows none of them.  Each transport's constructor is in its own
+ * header (tp_sock.h, tp_raw.h); tp_pick.h chooses one by name.
  */
 #ifndef MPA_INJECT_TP_H
 #define MPA_INJECT_TP_H
@@ -115,13 +119,5 @@ struct tp {
 
 /* CLOCK_MONOTONIC in milliseconds. */
 int64_t tp_now_ms(void);
-
-/* Create a transport: name "socket" or "raw".  NULL + err when unknown or
- * not built in. */
-tp *tp_new(const char *name, const tp_cfg *cfg, inj_trace *trace, char *err, size_t errlen);
-
-/* The constructors behind tp_new. */
-tp *tp_sock_new(const tp_cfg *cfg, inj_trace *trace, char *err, size_t errlen);
-tp *tp_raw_new(const tp_cfg *cfg, inj_trace *trace, char *err, size_t errlen);
 
 #endif

@@ -39,7 +39,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "tp.h"
+#include "tp_raw.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1142,7 +1142,7 @@ tp *tp_raw_new(const tp_cfg *cfg, inj_trace *trace, char *err, size_t errlen)
     return t;
 }
 
-void tp_raw_test_drop(struct tp *t, unsigned n)
+void tp_raw_test_drop(tp *t, unsigned n)
 {
     if (t && t->ops == &raw_ops)
         ((raw_state *)t->priv)->drop += n;

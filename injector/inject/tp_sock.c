@@ -8,7 +8,7 @@
  * read), with the connection's real addresses and ports.
  */
 #define _GNU_SOURCE /* accept4 */
-#include "tp.h"
+#include "tp_sock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -176,11 +176,4 @@ const char *utcp_state_name(utcp_state s);
 static inline int utcp_seq_lt(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
 static inline int utcp_seq_leq(uint32_t a, uint32_t b) { return (int32_t)(a - b) <= 0; }
 
-/* A test hook of tp_raw.c (declared here, not in tp.h: scenarios cannot
- * ask for it): the next n first transmissions of data pieces are
- * "lost" (neither sent nor traced), so the retransmission timer has to
- * recover them. */
-struct tp;
-void tp_raw_test_drop(struct tp *t, unsigned n);
-
 #endif

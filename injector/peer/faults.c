@@ -4,11 +4,14 @@
  * role where that rule applies.  ids_i / ids_r are the rule ids mpa-audit
  * reports for a capture of this end, with the fault, against a correct
  * mpa-peer: tests/inject/peer-test.sh checks exactly these, and the man
- * page (docs/mpa-peer.1) has the same table.
+ * page (docs/mpa-peer.1) has the same table.  Below the table: how a
+ * fault is applied to a connection (the frame and FPDU faults; the
+ * startup's own are in startup.c, where they change its decisions).
  */
+#include <stdio.h>
 #include <string.h>
 
-#include "peer.h"
+#include "conn_priv.h"
 
 static const fault_info faults[FAULT__COUNT] = {
     [FAULT_NONE] = {"none", FAULT_ROLE_I | FAULT_ROLE_R, 0, "-", "-", "no fault", "-"},
@@ -96,4 +99,77 @@ peer_fault fault_find(const char *name)
         if (strcmp(faults[i].name, name) == 0)
             return (peer_fault)i;
     return FAULT__COUNT;
+}
+
+/* ---- applying a fault to a connection ------------------------------- */
+
+/* The fault could not apply here: say so once and behave correctly. */
+void fault_not_here(conn *c, const char *why)
+{
+    if (c->fault_na || c->fault_done)
+        return;
+    c->fault_na = 1;
+    if (!c->cfg->quiet)
+        fprintf(stderr, "mpa-peer: %s: --fault %s does not apply to this connection (%s)\n", c->name,
+                fault_get(c->cfg->fault)->name, why);
+}
+
+int faulty(const conn *c, peer_fault f)
+{
+    return c->cfg->fault == f && !c->fault_done && !c->fault_na;
+}
+
+/* Which markers of an FPDU of wire length wl at seq to corrupt so that
+ * only MPA-MRK-LEN-AGREE is broken: every marker when none stands at its
+ * first octet (they then agree with each other), or the one inner marker
+ * behind a leading one.  Returns mpa_fpdu_faults.marker_nth, or -1 when
+ * this FPDU cannot do it. */
+int marker_victim(uint32_t seq, size_t wl, uint32_t base)
+{
+    uint32_t ph = (seq - base) & (MPA_MARKER_INTERVAL - 1);
+    if (ph) /* no leading marker: the first one is MPA_MARKER_INTERVAL - ph in */
+        return MPA_MARKER_INTERVAL - ph < wl ? 0 : -1;
+    /* a leading marker: exactly one more inside */
+    return wl > MPA_MARKER_INTERVAL && wl <= 2 * MPA_MARKER_INTERVAL ? 2 : -1;
+}
+
+void frame_pd(const conn *c, mpa_frame_enc *e)
+{
+    static uint8_t big[600];
+    e->pd = c->cfg->pd;
+    e->pd_len = c->cfg->pd_len;
+    e->pd_len_override = -1;
+    if (c->cfg->fault == FAULT_PDLEN_OVER_512) {
+        /* 600 octets of private data in all, the enhanced field included */
+        size_t want = 600 - (e->enh_present ? MPA_ENH_LEN : 0);
+        memset(big, 0, sizeof big);
+        memcpy(big, c->cfg->pd, c->cfg->pd_len);
+        e->pd = big;
+        e->pd_len = want;
+    }
+    if (c->cfg->fault == FAULT_PDLEN_LIE)
+        e->pd_len_override = (int)((e->enh_present ? MPA_ENH_LEN : 0) + e->pd_len + 16);
+}
+
+/* Faults that change the frame's header. */
+void frame_faults(conn *c, mpa_frame_enc *e, uint8_t *key)
+{
+    switch (c->cfg->fault) {
+    case FAULT_BAD_KEY:
+        memcpy(key, mpa_key_bytes(e->kind), MPA_KEY_LEN);
+        key[MPA_KEY_LEN - 1] = 'x';
+        e->raw_key = key;
+        c->fault_done = 1;
+        break;
+    case FAULT_WRONG_REV:
+        e->rev = 3;
+        c->fault_done = 1;
+        break;
+    case FAULT_PDLEN_OVER_512:
+    case FAULT_PDLEN_LIE:
+        c->fault_done = 1;
+        break;
+    default:
+        break;
+    }
 }

@@ -1,12 +1,16 @@
 /*
  * mpa-peer: the project's reference MPA endpoint (RFC 5044 7.1, RFC 6581).
  *
- * Three parts:
- *   faults.c    the fault table (--fault NAME): what each breaks, by rule id
- *   conn.c      one connection's MPA endpoint, free of sockets: octets in
+ * The parts:
+ *   options.c   the command line (peer_options)
+ *   serve.c     sockets, the epoll loop, deadlines, output (peer_serve)
+ *   conn*.c, startup.c
+ *               one connection's MPA endpoint, free of sockets: octets in
  *               (conn_input), octets out (conn->tx), decisions from the
- *               libmpa stream engine's events
- *   mpa-peer.c  options, the epoll loop, sockets, deadlines, output
+ *               libmpa stream engine's events (the map is in conn.c)
+ *   faults.c    the fault table (--fault NAME): what each breaks, by rule
+ *               id, and how a fault changes what this end sends
+ *   mpa-peer.c  main: peer_options, then peer_serve
  *
  * The engine is fed both directions: what this end sends (direction
  * PEER_DIR_SELF) when it is queued, what it receives (PEER_DIR_PEER)
@@ -76,7 +80,7 @@ const fault_info *fault_get(peer_fault f);
 /* FAULT__COUNT when no fault has that name. */
 peer_fault fault_find(const char *name);
 
-/* ---- configuration (mpa-peer.c fills it) ---------------------------- */
+/* ---- configuration (options.c fills it) ------------------------------ */
 
 typedef struct peer_cfg {
     int listen;            /* TCP passive open */
@@ -100,6 +104,22 @@ typedef struct peer_cfg {
     int stats, quiet, verbose;
     peer_fault fault;
 } peer_cfg;
+
+/* Exit statuses besides 0 and 1 (the other side broke a rule). */
+#define EXIT_USAGE 2
+#define EXIT_FAILED 3
+
+/* Read the command line into *cfg, checking every option against the
+ * others.  --help and --list-faults print and exit 0; a usage error
+ * prints why and exits EXIT_USAGE. */
+void peer_options(int argc, char **argv, peer_cfg *cfg);
+
+/* Serve connections as cfg says until they are done or SIGINT/SIGTERM;
+ * one line per connection on stdout.  Returns the exit status: 0, 1
+ * (a finding of error level about the other side), EXIT_FAILED (a
+ * connection failed otherwise); may exit EXIT_USAGE (an address that
+ * does not resolve) or EXIT_FAILED (no listening socket). */
+int peer_serve(const peer_cfg *cfg);
 
 /* ---- one connection (conn.c) ---------------------------------------- */
 

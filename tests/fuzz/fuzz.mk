@@ -56,10 +56,9 @@ $(B)/fuzz/fuzz_pcap: tests/fuzz/fuzz_pcap.c $(LIB_SRCS) $(LIB_HDRS) $(CAP_SRCS) 
 	$(CLANG) $(FUZZ_CFLAGS) -Icapture -Iconformance/audit $(EXT_CFLAGS) $(FUZZ_SAN) $< $(LIB_SRCS) $(CAP_SRCS) \
 	    $(AUDIT_SRCS) -o $@ $(EXT_LIBS)
 
-$(B)/fuzz/fuzz_scen: tests/fuzz/fuzz_scen.c injector/inject/scen.c injector/inject/scen.h $(LIB_SRCS) $(LIB_HDRS) \
-                     tests/fuzz/fuzz.mk
+$(B)/fuzz/fuzz_scen: tests/fuzz/fuzz_scen.c $(INJ_SCEN_SRCS) $(INJ_HDRS) $(LIB_SRCS) $(LIB_HDRS) tests/fuzz/fuzz.mk
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -Iinjector $(EXT_CFLAGS) $(FUZZ_SAN) $< injector/inject/scen.c $(LIB_SRCS) -o $@ \
+	$(CLANG) $(FUZZ_CFLAGS) -Iinjector $(EXT_CFLAGS) $(FUZZ_SAN) $< $(INJ_SCEN_SRCS) $(LIB_SRCS) -o $@ \
 	    $(CJSON_LIBS)
 
 $(B)/fuzz/fuzz_html: tests/fuzz/fuzz_html.c conformance/conform/html.c conformance/conform/html.h tests/fuzz/fuzz.mk

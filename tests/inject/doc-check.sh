@@ -2,8 +2,9 @@
 # docs/mpa-inject.1 against the code.
 #
 #   keys     every JSON key the scenario parser accepts, taken mechanically
-#            from injector/inject/scen.c: the NULL-terminated key lists
-#            (static const char *const NAME[] = {...}, which only_keys()
+#            from the scenario parser, injector/inject/scen*.c: the
+#            NULL-terminated key lists
+#            (static const char *const NAME[] = {...}, which sp_only_keys()
 #            enforces and the verbs and expectation kinds come from), the
 #            field table (fields[] = {"name", ...}: constraint and capture
 #            names), the cJSON_GetObjectItemCaseSensitive(obj, "key") calls
@@ -35,12 +36,12 @@ man=$(abs "${2:-}")
 cd "$(dirname "$0")/../.." || { echo "doc-check: cannot find the source tree"; exit 1; }
 [ -n "${1:-}" ] || bin=$(pwd)/build/mpa-inject
 [ -n "${2:-}" ] || man=$(pwd)/docs/mpa-inject.1
-src=injector/inject/scen.c
+src=$(echo injector/inject/scen*.c) # the scenario parser's files
 
 fail=0
 ko() { echo "doc-check: $*"; fail=1; }
 
-for f in "$src" "$man"; do
+for f in $src "$man"; do
     [ -r "$f" ] || { echo "doc-check: $f: missing"; exit 1; }
 done
 if [ ! -x "$bin" ]; then
@@ -82,14 +83,14 @@ awk '
             sub(/^[^"]*/, "", m); lits(m, kind)
         }
     }
-' "$src" | grep -E ' [a-z_][a-z0-9_]*$' | sort -u >"$tmp/names"
+' $src | grep -E ' [a-z_][a-z0-9_]*$' | sort -u >"$tmp/names"
 # a name that is a key somewhere is checked as a key
 awk '$1 == "key" { print $2 }' "$tmp/names" | sort -u >"$tmp/keys"
 awk '$1 == "value" { print $2 }' "$tmp/names" | sort -u | comm -23 - "$tmp/keys" >"$tmp/values"
 nk=$(wc -l <"$tmp/keys")
 nv=$(wc -l <"$tmp/values")
 # The parser has about 100 keys and 20 value names: far fewer means the
-# extraction no longer understands scen.c.
+# extraction no longer understands the parser.
 if [ "$nk" -lt 80 ] || [ "$nv" -lt 10 ]; then
     ko "only $nk keys and $nv value names found in $src: has its layout changed? (update this script)"
 fi

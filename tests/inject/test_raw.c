@@ -50,8 +50,8 @@
 
 #include "netns.h"
 #include "t.h"
-#include "tp.h"
-#include "utcp.h"
+#include "tp_pick.h"
+#include "tp_raw.h"
 
 /* ---- the device: a kernel echo server ------------------------------------ */
 

@@ -1,0 +1,255 @@
+/*
+ * What the peer sends, as the engine's events tell it (see
+ * conn_priv.h): its startup frame, the mode of its direction, its FPDUs
+ * (echoed, answered, checked), and the findings about it, each of which
+ * sets this end's reaction:
+ *
+ *   peer's finding            reaction
+ *   improper startup frame    close, no Reply / no FPDU (rules 2, 3, 5, 9)
+ *   bad CRC                   TERMINATE LLP/MPA code 2, then close
+ *   marker error              TERMINATE code 3, then close
+ *   ORD > our IRD, read RTR   TERMINATE code 6
+ *     with IRD 0
+ *   A not echoed, no RTR      TERMINATE code 7
+ *     option, RTR not offered
+ *   other enhanced or         TERMINATE code 5 (RFC 6581 9.3)
+ *     startup errors in FPDU mode
+ *
+ * A TERMINATE is an FPDU, so it is only sent in Full Operation, and by a
+ * Responder only after it received an FPDU (rule 4); otherwise the
+ * reaction is to close.  CRC and marker errors do not close TCP inside
+ * MPA (MPA-ERR-KEEP-TCP): the ULP here closes after its TERMINATE.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "conn_priv.h"
+#include "mpa/describe.h"
+
+/* Scratch for the ULPDU being echoed; this program has one thread. */
+static uint8_t ulp_in[MPA_ULPDU_MAX + 64];
+static mpa_fpdu fpdu_tmp;
+
+/* ---- reactions to findings about the peer ---------------------------- */
+
+static void reaction(conn *c, mpa_finding_id id)
+{
+    unsigned re = RE_NONE, code = 0;
+    switch (id) {
+    /* Improperly formatted frames: close (RFC 5044 7.1.2 rules 2, 3, 5, 9). */
+    case MPA_F_FRM_KEY_REQ:
+    case MPA_F_FRM_KEY_REP:
+    case MPA_F_STA_REQ_FIRST:
+    case MPA_F_FRM_REV:
+    case MPA_F_FRM_REV_ENH:
+    case MPA_F_FRM_PDLEN_MAX:
+    case MPA_F_FRM_PDLEN_MATCH:
+    case MPA_F_FRM_WHOLE:
+    case MPA_F_FRM_S_PDLEN:
+        re = RE_BADFRAME;
+        break;
+    /* R in a Request is sent as zero but not checked on receipt
+     * (RFC 5044 7.1.1): the sender broke the rule, the Request stands. */
+    case MPA_F_FRM_R_REQ:
+        break;
+    /* Startups that cannot work: Initiator/Initiator (rule 8), octets
+     * that cannot be framed yet, a peer that did not close after our
+     * frame, FPDUs after a reject, a TERMINATE's own problems. */
+    case MPA_F_STA_INIT_INIT:
+    case MPA_F_STA_RESP_WAIT:
+    case MPA_F_STA_INIT_FPDU_WAIT:
+    case MPA_F_STA_BAD_REQ_CLOSE:
+    case MPA_F_STA_BAD_REP_CLOSE:
+    case MPA_F_FRM_KEY_CHECK:
+    case MPA_F_STA_NO_FPDU_AFTER_REJECT:
+    case MPA_F_TRM_FORMAT:
+    case MPA_F_TRM_CODE:
+    case MPA_F_TRM_LAST:
+        re = RE_CLOSE;
+        break;
+    case MPA_F_CRC_VALID:
+    case MPA_F_CRC_NEGOTIATE:
+        re = RE_TERM, code = 2;
+        break;
+    case MPA_F_MRK_PRESENT:
+    case MPA_F_MRK_PTR:
+    case MPA_F_MRK_SAME_FPDU:
+    case MPA_F_MRK_LEN_AGREE:
+    case MPA_F_STA_FIRST_MARKER:
+        re = RE_TERM, code = 3;
+        break;
+    case MPA_F_ENH_ORD_LE_IRD:
+    case MPA_F_ENH_RTR_READ_IRD:
+        re = RE_TERM, code = 6;
+        break;
+    case MPA_F_ENH_A_ECHO:
+    case MPA_F_ENH_RESP_OPT:
+    case MPA_F_ENH_RTR_MATCH:
+        re = RE_TERM, code = 7;
+        break;
+    case MPA_F_ENH_REPLY_ENH:
+    case MPA_F_ENH_REPLY_PLAIN:
+    case MPA_F_ENH_UNSUPPORTED:
+    case MPA_F_ENH_3FFF:
+    case MPA_F_ENH_RTR_SEND:
+    case MPA_F_ENH_RTR_FIRST:
+    case MPA_F_STA_RESP_FPDU_WAIT:
+    case MPA_F_FPD_ULPDU_MAX:
+    case MPA_F_DDP_VERSION:
+    case MPA_F_RDMAP_VERSION:
+    case MPA_F_DDP_RSVD:
+    case MPA_F_RDMAP_RSVD:
+    case MPA_F_RDMAP_OPCODE:
+    case MPA_F_RDMAP_TAGGED:
+    case MPA_F_DDP_QN:
+    case MPA_F_RDMAP_ONE_SEG:
+    case MPA_F_RDMAP_ATOMIC:
+        re = RE_TERM, code = 5;
+        break;
+    default:
+        /* Sent-as-zero fields the receiver ignores (Res, marker
+         * reserved bits, pad, B/C/D with A=0), SHOULDs, notes. */
+        break;
+    }
+    if (re != RE_NONE && c->react == RE_NONE) {
+        c->react = (uint8_t)re;
+        c->react_code = (uint8_t)code;
+    }
+}
+
+/* ---- input: what the peer sends ---------------------------------------- */
+
+/* The ULPDU of a received FPDU, markers removed, copied to dst; SIZE_MAX
+ * when its octets are not at hand. */
+static size_t fpdu_ulpdu(const conn *c, const mpa_event *ev, uint8_t *dst, size_t cap)
+{
+    const mpa_ev_fpdu *f = &ev->u.fpdu;
+    if (!c->rv || ev->off < c->rv_off || ev->off + f->wire_len > c->rv_off + c->rv_len)
+        return SIZE_MAX;
+    const uint8_t *p = c->rv + (size_t)(ev->off - c->rv_off);
+    mpa_fpdu_cfg fc = {c->m_rx, 0, ev->seq - f->marker_phase};
+    size_t need;
+    if (mpa_fpdu_layout(p, f->wire_len, ev->seq, &fc, &fpdu_tmp, &need) != MPA_OK)
+        return SIZE_MAX;
+    return mpa_fpdu_ulpdu_copy(p, &fpdu_tmp, dst, cap);
+}
+
+static void on_peer_fpdu(conn *c, const mpa_event *ev)
+{
+    const mpa_ev_fpdu *f = &ev->u.fpdu;
+    const mpa_ddp *dd = &f->ddp;
+    c->fpdus_rx++;
+    c->progress = 1;
+    if (c->phase != PH_FULL || c->reacted)
+        return; /* on the way out, or octets after a reject */
+    if (f->crc == MPA_CRC_BAD || f->ddp_status != MPA_OK)
+        return; /* the finding set the reaction; a note-level runt is dropped */
+    if (dd->hdr.opcode == MPA_RDMAP_TERMINATE) {
+        /* The peer ends the connection: close, whatever else it broke
+         * on the way (no TERMINATE answers a TERMINATE). */
+        c->term_rcvd = dd->u.term.code ? dd->u.term.code : 0xFF;
+        c->react = RE_CLOSE;
+        return;
+    }
+    if (c->react != RE_NONE)
+        return;
+    int first = !c->got_fpdu;
+    c->got_fpdu = 1;
+    if (c->role == MPA_ROLE_RESPONDER && first && c->a) {
+        /* The negotiated RTR (anything else was a finding): the provider
+         * consumes it; a read RTR gets its zero-length Read Response. */
+        c->rtr = (uint8_t)f->rtr;
+        if (f->rtr == MPA_RTR_READ)
+            answer_read(c, &dd->u.rreq);
+        return;
+    }
+    switch (dd->hdr.opcode) {
+    case MPA_RDMAP_SEND:
+    case MPA_RDMAP_SEND_INVALIDATE:
+    case MPA_RDMAP_SEND_SE:
+    case MPA_RDMAP_SEND_SE_INVALIDATE:
+        if (c->role == MPA_ROLE_RESPONDER) {
+            size_t got = fpdu_ulpdu(c, ev, ulp_in, sizeof ulp_in);
+            const uint8_t *pl = got == f->ulpdu_len ? ulp_in + dd->need_len : NULL;
+            queue_send(c, pl, dd->payload_len, dd->hdr.mo, dd->hdr.last, 0);
+        } else {
+            /* An echo of our Send number echoes_done: check the octets
+             * the engine kept (the first 128 of the ULPDU). */
+            size_t hl = dd->need_len;
+            for (size_t i = hl; i < f->ulpdu_avail; i++)
+                if (f->ulpdu[i] != pattern(c->echoes_done, dd->hdr.mo + (i - hl))) {
+                    c->bad_echo++;
+                    break;
+                }
+            if (dd->hdr.last) {
+                c->echoes_done++;
+                if (c->echoes_left)
+                    c->echoes_left--;
+            }
+        }
+        break;
+    case MPA_RDMAP_READ_REQUEST:
+        answer_read(c, &dd->u.rreq);
+        break;
+    case MPA_RDMAP_READ_RESPONSE:
+        if (dd->hdr.last && c->reads_left)
+            c->reads_left--;
+        break;
+    default: /* RDMA Write (placed), atomics and immediates (not used here) */
+        break;
+    }
+}
+
+void on_event(void *user, const mpa_event *ev)
+{
+    conn *c = user;
+    if (c->cfg->verbose >= 2) {
+        char line[512];
+        mpa_event_format(ev, line, sizeof line);
+        fprintf(stderr, "mpa-peer: %s: %s %s\n", c->name, ev->dir == SELF ? "sent" : "recv", line);
+    }
+    switch (ev->type) {
+    case MPA_EV_FRAME:
+        if (ev->dir == PEER && !c->peer_frame_seen) {
+            c->peer_frame_seen = 1;
+            c->pf = ev->u.frame.frame;
+            c->pf.pd = NULL;
+            c->progress = 1;
+        }
+        break;
+    case MPA_EV_MODE:
+        if (ev->dir == PEER) {
+            c->rx_in_fpdu = ev->u.mode.mode == MPA_MODE_FPDU;
+            if (c->rx_in_fpdu) {
+                c->m_rx = (uint8_t)ev->u.mode.markers;
+                c->rx_fpdu_start = ev->off;
+            }
+        }
+        break;
+    case MPA_EV_MARKER:
+        break;
+    case MPA_EV_FPDU:
+        if (ev->dir == PEER) {
+            c->rx_fpdu_start = ev->off + ev->u.fpdu.wire_len;
+            on_peer_fpdu(c, ev);
+        }
+        break;
+    case MPA_EV_FINDING:
+        if (ev->dir == SELF) {
+            fset_add(c->f_self, ev->u.finding.id);
+        } else {
+            fset_add(c->f_peer, ev->u.finding.id);
+            if (ev->u.finding.rule->severity == MPA_SEV_ERROR)
+                c->peer_err = 1;
+            reaction(c, ev->u.finding.id);
+        }
+        if (c->cfg->verbose == 1 && !c->cfg->quiet) /* -vv: in the event log */
+            fprintf(stderr, "mpa-peer: %s: %s %s %s: %s\n", c->name, ev->dir == SELF ? "this end" : "peer",
+                    mpa_severity_str(ev->u.finding.rule->severity), ev->u.finding.rule->id,
+                    ev->u.finding.msg);
+        break;
+    case MPA_EV_DATA:
+        break;
+    }
+}
