@@ -270,4 +270,13 @@ void mpa_feeder_finish(mpa_feeder *f)
 
 size_t mpa_feeder_held(const mpa_feeder *f, int dir) { return f->held[dir]; }
 
+uint64_t mpa_feeder_octets(const mpa_feeder *f, int dir)
+{
+    uint64_t n = 0;
+    for (const item *q = f->head[dir]; q; q = q->next)
+        if (q->kind == Q_DATA)
+            n += q->len - q->used;
+    return n;
+}
+
 int mpa_feeder_idle(const mpa_feeder *f, int dir) { return f->head[dir] == NULL; }

@@ -98,6 +98,9 @@ void mpa_feeder_clear(mpa_feeder *f);
 /* What dir holds now, as a cost (0 when nothing waits). */
 size_t mpa_feeder_held(const mpa_feeder *f, int dir);
 
+/* The octets dir holds (data not yet fed; holes not counted). */
+uint64_t mpa_feeder_octets(const mpa_feeder *f, int dir);
+
 /* 1 when dir has nothing queued. */
 int mpa_feeder_idle(const mpa_feeder *f, int dir);
 

@@ -233,9 +233,9 @@ run_verdict rn_step_expect(runner *R, const sc_step *st, run_step *rs)
         }
         if (now >= deadline) {
             rn_sb(&d, "got nothing within %" PRIu32 " ms", e->within_ms);
-            size_t held = R->pend[TP_IN].len;
+            uint64_t held = mpa_feeder_octets(R->feed, TP_IN);
             if (mpa_stream_waiting(R->eng, TP_IN) || held)
-                rn_sb(&d, " (%zu octets held, not yet decodable)", held);
+                rn_sb(&d, " (%" PRIu64 " octets held, not yet decodable)", held);
             return V_FAIL;
         }
         if (rn_pump(R, deadline, 1, err, sizeof err)) {

@@ -221,11 +221,7 @@ void rn_on_event(void *user, const mpa_event *ev)
 
 /* ---- feeding the engine ----------------------------------------------- */
 
-/* The octet queue in front of the engine: rn_pbuf_add, rn_drain and
- * rn_feed are run.c's pbuf_add, drain and feed of before the split,
- * unchanged but for the prefix (a feeder shared with mpa-peer is to
- * replace them). */
-
+/* An octet buffer that grows (0, or -1 out of memory). */
 int rn_pbuf_add(pbuf *b, const uint8_t *p, size_t n)
 {
     if (b->len + n > b->cap) {
@@ -243,40 +239,22 @@ int rn_pbuf_add(pbuf *b, const uint8_t *p, size_t n)
     return 0;
 }
 
-void rn_drain(runner *R)
-{
-    int progress = 1;
-    while (progress) {
-        progress = 0;
-        for (int d = 0; d < 2; d++) {
-            pbuf *b = &R->pend[d];
-            if (!b->len)
-                continue;
-            size_t k = mpa_stream_feed(R->eng, d, b->p, b->len);
-            if (k) {
-                memmove(b->p, b->p + k, b->len - k);
-                b->len -= k;
-                progress = 1;
-            }
-        }
-    }
-}
-
+/* Octets of dir (ours: as they are sent; the device's: as they arrive)
+ * to the engine, through libmpa's feeder: what the engine cannot take
+ * yet (the Initiator's octets before the Reply) waits there. */
 void rn_feed(runner *R, int dir, const uint8_t *p, size_t n)
 {
-    if (!n)
+    if (!n || R->pend_overflow)
         return;
-    if (R->pend_overflow)
-        return;
-    if (!R->pend[dir].len)
-        mpa_stream_segment(R->eng, dir);
-    if (R->pend[dir].len + n > PEND_MAX || rn_pbuf_add(&R->pend[dir], p, n)) {
+    if (mpa_feeder_data(R->feed, dir, p, n, 1) != MPA_FEED_OK) {
         R->pend_overflow = 1;
         return;
     }
     R->fed_off[dir] += n;
-    rn_drain(R);
 }
+
+/* dir's sender closed, after what dir holds. */
+void rn_end(runner *R, int dir, mpa_end_kind kind) { mpa_feeder_end(R->feed, dir, kind); }
 
 /* ---- the device's side -------------------------------------------------- */
 
@@ -312,16 +290,12 @@ int rn_pump(runner *R, int64_t deadline, int stop_on_event, char *err, size_t er
             break;
         case TP_RX_FIN:
             R->dev_fin = 1;
-            rn_drain(R);
-            mpa_stream_end(R->eng, TP_IN, MPA_END_FIN);
-            rn_drain(R);
+            rn_end(R, TP_IN, MPA_END_FIN);
             q_push(R)->kind = OB_FIN;
             break;
         case TP_RX_RST:
             R->dev_rst = 1;
-            rn_drain(R);
-            mpa_stream_end(R->eng, TP_IN, MPA_END_RST);
-            rn_drain(R);
+            rn_end(R, TP_IN, MPA_END_RST);
             q_push(R)->kind = OB_RST;
             break;
         case TP_RX_TIMEOUT:

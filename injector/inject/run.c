@@ -259,12 +259,11 @@ static run_verdict step_close(runner *R, int abort_it, run_step *rs)
     }
     if (abort_it) {
         R->reset_sent = 1;
-        mpa_stream_end(R->eng, TP_OUT, MPA_END_RST);
+        rn_end(R, TP_OUT, MPA_END_RST);
     } else {
         R->fin_sent = 1;
-        mpa_stream_end(R->eng, TP_OUT, MPA_END_FIN);
+        rn_end(R, TP_OUT, MPA_END_FIN);
     }
-    rn_drain(R);
     return V_DONE;
 }
 
@@ -278,7 +277,9 @@ static int run_setup(runner *R)
     run_result *r = R->r;
     R->q = calloc(OBQ_MAX, sizeof *R->q);
     R->eng = calloc(1, mpa_stream_size());
-    if (!R->q || !R->eng) {
+    mpa_feeder_limits lim = {PEND_MAX, NULL, 0};
+    R->feed = mpa_feeder_new(&lim);
+    if (!R->q || !R->eng || !R->feed) {
         r->verdict = V_ERROR;
         snprintf(r->error, sizeof r->error, "out of memory");
         return -1;
@@ -286,6 +287,7 @@ static int run_setup(runner *R)
     for (int q = 0; q < 4; q++)
         R->msn[q] = 1;
     mpa_stream_init(R->eng, NULL, rn_on_event, R);
+    mpa_feeder_bind(R->feed, R->eng);
     for (unsigned i = 0; i < s->nvars; i++)
         rn_var_set(R, s->vars[i].name, s->vars[i].v);
     if (R->o->trace_path) {
@@ -355,11 +357,11 @@ static void wind_down(runner *R)
             if (R->r->verdict == V_PASS) {
                 if (R->t->ops->fin(R->t, err, sizeof err) == 0) {
                     R->fin_sent = 1;
-                    mpa_stream_end(R->eng, TP_OUT, MPA_END_FIN);
+                    rn_end(R, TP_OUT, MPA_END_FIN);
                 }
             } else if (R->t->ops->abort(R->t, err, sizeof err) == 0) {
                 R->reset_sent = 1;
-                mpa_stream_end(R->eng, TP_OUT, MPA_END_RST);
+                rn_end(R, TP_OUT, MPA_END_RST);
             }
         }
         if (!R->reset_sent) {
@@ -369,8 +371,7 @@ static void wind_down(runner *R)
                     break;
         }
     }
-    rn_drain(R);
-    mpa_stream_finish(R->eng);
+    mpa_feeder_finish(R->feed);
 }
 
 /* The last word on a run that got through its steps: what the device
@@ -406,8 +407,7 @@ static run_verdict run_end(runner *R)
             snprintf(r->error, sizeof r->error, "trace: %.380s", err);
         }
     }
-    free(R->pend[0].p);
-    free(R->pend[1].p);
+    mpa_feeder_free(R->feed);
     free(R->q);
     free(R->eng);
     run_verdict v = r->verdict;

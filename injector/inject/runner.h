@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mpa/feed.h"
 #include "mpa/stream.h"
 #include "run.h"
 
@@ -61,9 +62,9 @@ typedef struct runner {
     int open, fin_sent, reset_sent, dev_fin, dev_rst;
     double t0;
     mpa_stream *eng;
-    pbuf pend[2];         /* octets the engine has not taken yet */
-    int pend_overflow;
-    uint64_t fed_off[2];  /* octets given to pend (stream offsets) */
+    mpa_feeder *feed;     /* holds what the engine has not taken yet */
+    int pend_overflow;    /* more than PEND_MAX held: no more is fed */
+    uint64_t fed_off[2];  /* octets given to the feeder (stream offsets) */
     /* the observation queue (ring) */
     obs *q;
     unsigned qhead, qlen;
@@ -97,12 +98,13 @@ void rn_q_pop(runner *R);
 /* The stream engine's event callback (user is the runner). */
 void rn_on_event(void *user, const mpa_event *ev);
 
-/* Feeding the engine: append to an octet buffer (0, or -1 out of
- * memory); give the engine what it will take; queue n octets of
- * direction dir (TP_OUT: ours, TP_IN: the device's) and feed them. */
+/* Append to an octet buffer (0, or -1 out of memory). */
 int rn_pbuf_add(pbuf *b, const uint8_t *p, size_t n);
-void rn_drain(runner *R);
+
+/* Feeding the engine through the runner's feeder: n octets of direction
+ * dir (TP_OUT: ours, TP_IN: the device's); the end of dir. */
 void rn_feed(runner *R, int dir, const uint8_t *p, size_t n);
+void rn_end(runner *R, int dir, mpa_end_kind kind);
 
 /* Receive until deadline (absolute, ms of tp_now_ms) or, with
  * stop_on_event, until something was queued.  -1 on a transport error
