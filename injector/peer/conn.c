@@ -94,10 +94,15 @@ static void work(conn *c)
         close_with(c, END_OK);
 }
 
+/* This end's queued octets to the engine, through the feeder (it holds
+ * what the engine cannot take yet: our FPDUs before the peer's Reply). */
 static void feed_self(conn *c)
 {
-    if (c->tx_fed < c->tx.len)
-        c->tx_fed += mpa_stream_feed(&c->s, SELF, c->tx.p + c->tx_fed, c->tx.len - c->tx_fed);
+    if (c->tx_fed < c->tx.len) {
+        if (mpa_feeder_data(c->feed, SELF, c->tx.p + c->tx_fed, c->tx.len - c->tx_fed, 1) != MPA_FEED_OK)
+            local_error(c);
+        c->tx_fed = c->tx.len;
+    }
 }
 
 static void tx_compact(conn *c)
@@ -142,24 +147,36 @@ static void step(conn *c)
 
 /* ---- the public side --------------------------------------------------- */
 
-void conn_init(conn *c, const peer_cfg *cfg, mpa_role role, const char *name, int fd)
+int conn_init(conn *c, const peer_cfg *cfg, mpa_role role, const char *name, int fd)
 {
-    memset(c, 0, offsetof(conn, s));
+    memset(c, 0, sizeof *c);
     c->cfg = cfg;
     c->role = role;
     c->fd = fd;
     c->msn[0] = c->msn[1] = c->msn[2] = 1; /* RFC 5041 5: MSNs start at 1 */
     snprintf(c->name, sizeof c->name, "%s", name);
-    mpa_stream_init(&c->s, NULL, on_event, c);
+    /* What the peer sends may wait (before our Reply) up to RX_HELD_MAX. */
+    mpa_feeder_limits lim = {mpa_feeder_cost(1, RX_HELD_MAX), NULL, 0};
+    c->s = malloc(mpa_stream_size());
+    c->feed = mpa_feeder_new(&lim);
+    if (!c->s || !c->feed)
+        return -1;
+    mpa_stream_init(c->s, NULL, on_event, c);
+    mpa_feeder_bind(c->feed, c->s);
     if (role == MPA_ROLE_INITIATOR)
         init_start(c); /* rule 1: the Initiator sends first */
     step(c);
+    return 0;
 }
 
 void conn_free(conn *c)
 {
     pbuf_free(&c->tx);
     pbuf_free(&c->rx);
+    mpa_feeder_free(c->feed);
+    free(c->s);
+    c->feed = NULL;
+    c->s = NULL;
 }
 
 void conn_input(conn *c, const uint8_t *p, size_t n)
@@ -178,33 +195,28 @@ void conn_input(conn *c, const uint8_t *p, size_t n)
         c->rv_len = c->rx.len;
     } else {
         c->rv = p;
-        c->rv_off = c->rx_fed;
+        c->rv_off = c->rx_end;
         c->rv_len = n;
     }
+    c->rx_end += n;
+    if (mpa_feeder_data(c->feed, PEER, p, n, 1) != MPA_FEED_OK)
+        local_error(c); /* more than RX_HELD_MAX waiting */
+    /* What we queue in answer (our Reply) lets the engine take more of
+     * the peer's octets, which may call for more answers: step until the
+     * feeder holds no fewer. */
     for (;;) {
-        size_t at = (size_t)(c->rx_fed - c->rv_off);
-        if (at >= c->rv_len)
-            break;
-        size_t used = mpa_stream_feed(&c->s, PEER, c->rv + at, c->rv_len - at);
-        c->rx_fed += used;
-        size_t fed = c->tx_fed, len = c->tx.len;
+        uint64_t held = mpa_feeder_octets(c->feed, PEER);
         step(c);
-        /* The engine holds the peer's octets until ours say how to
-         * frame them; go on only when something of ours was added. */
-        if (used == 0 && c->tx.len == len && c->tx_fed == fed)
+        if (mpa_feeder_octets(c->feed, PEER) == held)
             break;
     }
     /* Keep what is still needed: octets the engine did not take, and
      * (for an echo) the start of the FPDU being received. */
-    uint64_t end = c->rv_off + c->rv_len, keep = c->rx_fed;
+    uint64_t end = c->rx_end, keep = end - mpa_feeder_octets(c->feed, PEER);
     if (c->role == MPA_ROLE_RESPONDER && c->rx_in_fpdu && c->rx_fpdu_start < keep &&
         c->rx_fpdu_start >= c->rv_off && keep - c->rx_fpdu_start <= MPA_FPDU_WIRE_MAX)
         keep = c->rx_fpdu_start;
     size_t k = (size_t)(end - keep);
-    if (end - c->rx_fed > RX_HELD_MAX) {
-        local_error(c);
-        k = 0, keep = end;
-    }
     if (c->rv == c->rx.p) {
         memmove(c->rx.p, c->rx.p + (size_t)(keep - c->rx_off), k);
     } else if (k) {
@@ -218,9 +230,13 @@ void conn_input(conn *c, const uint8_t *p, size_t n)
     }
     c->rx.len = k;
     c->rx_off = keep;
-    c->rv = NULL;
     if (!k && c->rx.cap > (256u << 10))
         pbuf_free(&c->rx);
+    /* Held octets may be fed later (after our next octets): their events
+     * find them in rx. */
+    c->rv = c->rx.p;
+    c->rv_off = c->rx_off;
+    c->rv_len = c->rx.len;
 }
 
 size_t conn_tx_next(conn *c, const uint8_t **p)
@@ -260,7 +276,7 @@ void conn_shut(conn *c)
         return;
     feed_self(c);
     c->shut = 1;
-    mpa_stream_end(&c->s, SELF, MPA_END_FIN);
+    mpa_feeder_end(c->feed, SELF, MPA_END_FIN);
 }
 
 void conn_peer_end(conn *c, int rst)
@@ -268,7 +284,7 @@ void conn_peer_end(conn *c, int rst)
     if (c->peer_eof)
         return;
     c->peer_eof = 1;
-    mpa_stream_end(&c->s, PEER, rst ? MPA_END_RST : MPA_END_FIN);
+    mpa_feeder_end(c->feed, PEER, rst ? MPA_END_RST : MPA_END_FIN);
     if (rst) {
         if (!c->end)
             c->end = END_RESET;

@@ -67,7 +67,7 @@ void conn_report(conn *c, char *buf, size_t cap)
 {
     const mpa_frame *pf = c->peer_frame_seen ? &c->pf : NULL;
     char peer_ids[1024], self_ids[1024], term[16], neg[96];
-    mpa_stream_finish(&c->s);
+    mpa_feeder_finish(c->feed);
     fset_str(c->f_peer, peer_ids, sizeof peer_ids);
     fset_str(c->f_self, self_ids, sizeof self_ids);
     snprintf(term, sizeof term, "%u/%u", c->term_sent, c->term_rcvd);

@@ -29,6 +29,7 @@
 #include "mpa/findings.h"
 #include "mpa/fpdu.h"
 #include "mpa/frame.h"
+#include "mpa/feed.h"
 #include "mpa/stream.h"
 
 #define PEER_DIR_SELF 0
@@ -203,7 +204,7 @@ typedef struct conn {
     uint64_t f_peer[FSET_WORDS], f_self[FSET_WORDS];
     uint8_t peer_err;     /* an error-level finding about the peer */
 
-    /* octets out: [0, tx_wr) written, [0, tx_fed) given to the engine */
+    /* octets out: [0, tx_wr) written, [0, tx_fed) given to the feeder */
     pbuf tx;
     size_t tx_wr, tx_fed;
     size_t bnd[PEER_BND_MAX]; /* ends of the records (frames, FPDUs) queued in tx */
@@ -212,26 +213,31 @@ typedef struct conn {
     int fd;               /* the socket, only to ask for the MSS */
 
     /* octets in: rx holds the stream from rx_off on (a partial FPDU
-     * whose payload an echo needs, and octets the engine did not take) */
+     * whose payload an echo needs, and octets the engine did not take
+     * yet, which the feeder holds and feeds: their events read them
+     * here) */
     pbuf rx;
     uint64_t rx_off;      /* stream offset of rx.p[0] */
-    uint64_t rx_fed;      /* octets of the peer given to the engine */
+    uint64_t rx_end;      /* octets of the peer received (all given to the feeder) */
     uint64_t rx_fpdu_start; /* where the peer's next FPDU starts */
-    const uint8_t *rv;    /* during a feed: the octets at stream offset rv_off */
+    const uint8_t *rv;    /* the octets at stream offset rv_off: rx, or the
+                             caller's during conn_input */
     uint64_t rv_off;
     size_t rv_len;
 
     char name[64];        /* the peer's address, for messages */
-    mpa_stream s;         /* 9 KiB: last */
+    mpa_stream *s;        /* the engine judging both directions */
+    mpa_feeder *feed;     /* what the engine cannot take yet */
 } conn;
 
 /* Reactions to what the peer did. */
 enum { RE_NONE = 0, RE_TERM, RE_CLOSE, RE_BADFRAME };
 
 /* Initialise c for role (after the TCP connection is up on fd, or -1);
- * the Initiator queues its Request.  Nothing is allocated until octets
- * flow; conn_free releases the buffers. */
-void conn_init(conn *c, const peer_cfg *cfg, mpa_role role, const char *name, int fd);
+ * the Initiator queues its Request.  Allocates the engine and its feeder
+ * (buffers come when octets flow); conn_free releases everything.
+ * Returns 0, or -1 when out of memory (then only conn_free may follow). */
+int conn_init(conn *c, const peer_cfg *cfg, mpa_role role, const char *name, int fd);
 void conn_free(conn *c);
 
 /* n octets received.  Queues what this end answers in c->tx. */

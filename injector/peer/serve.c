@@ -310,6 +310,13 @@ static int watch(pconn *p)
     return epoll_ctl(ep, EPOLL_CTL_ADD, p->fd, &e);
 }
 
+/* Out of memory for an endpoint's engine: nothing sensible goes on. */
+static void out_of_memory(void)
+{
+    fprintf(stderr, "mpa-peer: out of memory\n");
+    exit(2);
+}
+
 /* The TCP connection is up: the MPA endpoint starts.  TCP_NODELAY comes
  * from the listening socket or was set before connect(); the MSS is
  * asked for only when an FPDU could be near it (conn.c). */
@@ -317,7 +324,8 @@ static int tcp_up(pconn *p, const struct sockaddr *peer)
 {
     char name[80];
     addr_str(peer, name, sizeof name);
-    conn_init(&p->c, cfg, cfg->role, name, p->fd);
+    if (conn_init(&p->c, cfg, cfg->role, name, p->fd) < 0)
+        out_of_memory();
     p->connecting = 0;
     return after(p);
 }
@@ -359,7 +367,8 @@ static void connect_failed(pconn *p, int err)
     conn *c = &p->c;
     char name[96];
     snprintf(name, sizeof name, "%s", dst_name);
-    conn_init(c, cfg, cfg->role, name, -1);
+    if (conn_init(c, cfg, cfg->role, name, -1) < 0)
+        out_of_memory();
     if (!cfg->quiet)
         fprintf(stderr, "mpa-peer: connect to %s: %s\n", dst_name, strerror(err));
     conn_error(c);

@@ -169,6 +169,9 @@ run_case() {
     }
     trap kill_case EXIT
     trap 'exit 1' TERM INT
+    # The file exists before the listener starts: the loop below may read
+    # it before the background shell has opened it.
+    : >$d/l.err
     timeout 20 $peer --listen $laddr:0 --count $n $largs >$d/l.out 2>$d/l.err &
     lp=$!
     local port="" i
