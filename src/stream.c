@@ -70,7 +70,7 @@ typedef struct dirst {
     mpa_dir_stats st;
 } dirst;
 
-typedef struct S {
+struct mpa_stream {
     mpa_stream_cfg cfg;
     mpa_event_fn fn;
     void *user;
@@ -86,12 +86,14 @@ typedef struct S {
     uint8_t startup_lost;   /* a startup frame fell in a capture hole */
     uint8_t midstream;      /* the capture began after the startup */
     char msg[256];
-} S;
+};
 
-_Static_assert(sizeof(S) <= sizeof(struct mpa_stream), "MPA_STREAM_STORAGE too small");
+/* The engine's state is struct mpa_stream itself, private to this file
+ * (callers know its size only from mpa_stream_size()). */
+typedef struct mpa_stream S;
 
-static S *SS(mpa_stream *s) { return (S *)(void *)s; }
-static const S *CS(const mpa_stream *s) { return (const S *)(const void *)s; }
+static S *SS(mpa_stream *s) { return s; }
+static const S *CS(const mpa_stream *s) { return s; }
 
 size_t mpa_stream_size(void) { return sizeof(struct mpa_stream); }
 

@@ -11,8 +11,8 @@
  *
  * Guarantees:
  *  - the same input gives the same events whatever the split;
- *  - no allocation at all: the caller owns struct mpa_stream (about 2 KiB,
- *    bounded whatever the input);
+ *  - no allocation at all: the caller owns the engine's state, of
+ *    mpa_stream_size() octets (a fixed size, whatever the input);
  *  - nothing fed is dropped silently: octets that are not MPA are counted
  *    and reported in MPA_EV_DATA events.
  *
@@ -171,11 +171,14 @@ typedef struct mpa_dir_stats {
 
 #define MPA_STREAM_PD_KEEP 512
 
-/* Opaque in spirit: callers use the functions below.  Its size is fixed
- * (no pointers to owned memory), so it may be copied or embedded. */
+/* Opaque: callers see it only through the functions below.  Its size
+ * is fixed for a build of the library (no pointers to owned memory), so
+ * a caller allocates mpa_stream_size() octets (suitably aligned, as
+ * malloc gives) and may copy them; the size may change between versions
+ * of the library without breaking its ABI. */
 typedef struct mpa_stream mpa_stream;
 
-/* sizeof(struct mpa_stream), for callers that allocate it. */
+/* The size of the engine's state in octets, for callers that allocate it. */
 size_t mpa_stream_size(void);
 
 /* Initialise s (mpa_stream_size() octets, caller-owned).  cfg may be NULL
@@ -231,7 +234,4 @@ const mpa_frame *mpa_stream_frame(const mpa_stream *s, int dir);
 #ifdef __cplusplus
 }
 #endif
-
-#include "mpa/stream_impl.h"
-
 #endif

@@ -344,7 +344,7 @@ typedef struct piece {
 } piece_t;
 
 typedef struct run {
-    struct mpa_stream st;
+    mpa_stream *st; /* allocated once, mpa_stream_size() octets */
     evlog_t log;
     size_t step; /* octets per mpa_stream_feed call */
     piece_t q[2][MAX_OPS];
@@ -362,24 +362,24 @@ static size_t drain(run_t *r, int dir)
     while (r->head[dir] < r->nq[dir]) {
         piece_t *pc = &r->q[dir][r->head[dir]];
         if (pc->gap) {
-            mpa_stream_gap(&r->st, dir, pc->len);
+            mpa_stream_gap(r->st, dir, pc->len);
             r->head[dir]++;
             continue;
         }
         if (pc->seg) {
-            mpa_stream_segment(&r->st, dir);
+            mpa_stream_segment(r->st, dir);
             pc->seg = 0;
         }
         while (pc->len) {
             size_t chunk = pc->len < r->step ? pc->len : r->step;
-            size_t n = mpa_stream_feed(&r->st, dir, wire + pc->off, chunk);
+            size_t n = mpa_stream_feed(r->st, dir, wire + pc->off, chunk);
             CHECK(n <= chunk, "feed of %zu octets returned %zu", chunk, n);
             pc->off += (uint32_t)n;
             pc->len -= (uint32_t)n;
             used += n;
             if (n < chunk) {
                 CHECK(!r->finished, "d%d: feed after finish took %zu of %zu octets", dir, n, chunk);
-                CHECK(mpa_stream_waiting(&r->st, dir),
+                CHECK(mpa_stream_waiting(r->st, dir),
                       "d%d: feed took %zu of %zu octets but the direction is not waiting", dir, n,
                       chunk);
                 return used;
@@ -399,14 +399,16 @@ static void run_script(run_t *r, size_t step, char *logbuf)
     memset(&r->log, 0, sizeof r->log);
     r->log.s = logbuf;
     r->log.hash = 0xcbf29ce484222325ull;
-    mpa_stream_init(&r->st, &scfg, on_event, &r->log);
+    if (!r->st && !(r->st = malloc(mpa_stream_size())))
+        abort();
+    mpa_stream_init(r->st, &scfg, on_event, &r->log);
     for (size_t i = 0; i < nops; i++) {
         const op_t *o = &ops[i];
         int dir = o->dir;
         if (o->kind == OP_FIN || o->kind == OP_RST) {
             drain(r, dir);
             drain(r, !dir);
-            mpa_stream_end(&r->st, dir, o->kind == OP_RST ? MPA_END_RST : MPA_END_FIN);
+            mpa_stream_end(r->st, dir, o->kind == OP_RST ? MPA_END_RST : MPA_END_FIN);
             drain(r, !dir);
             continue;
         }
@@ -424,14 +426,14 @@ static void run_script(run_t *r, size_t step, char *logbuf)
                 break;
         }
     }
-    mpa_stream_finish(&r->st);
+    mpa_stream_finish(r->st);
     r->finished = 1;
     for (int dir = 0; dir < 2; dir++) {
-        CHECK(!mpa_stream_waiting(&r->st, dir), "d%d still waiting after mpa_stream_finish", dir);
+        CHECK(!mpa_stream_waiting(r->st, dir), "d%d still waiting after mpa_stream_finish", dir);
         drain(r, dir);
         CHECK(r->head[dir] == r->nq[dir], "d%d: octets left after finish", dir);
     }
-    mpa_stream_finish(&r->st);
+    mpa_stream_finish(r->st);
 }
 
 /* ---- comparing the two runs ------------------------------------------ */
@@ -478,7 +480,7 @@ static void compare_runs(run_t *a, run_t *b)
     if (a->log.n != b->log.n || a->log.hash != b->log.hash || a->log.lines != b->log.lines)
         report_diff(&a->log, &b->log);
     for (int dir = 0; dir < 2; dir++) {
-        const mpa_dir_stats *sa = mpa_stream_stats(&a->st, dir), *sb = mpa_stream_stats(&b->st, dir);
+        const mpa_dir_stats *sa = mpa_stream_stats(a->st, dir), *sb = mpa_stream_stats(b->st, dir);
 #define SAME_STAT(f)                                                                              \
     CHECK(sa->f == sb->f, "d%d counter " #f ": %llu whole vs %llu octet by octet", dir,           \
           (unsigned long long)sa->f, (unsigned long long)sb->f)
@@ -494,13 +496,13 @@ static void compare_runs(run_t *a, run_t *b)
         SAME_STAT(gap_octets);
         SAME_STAT(resyncs);
 #undef SAME_STAT
-        CHECK(mpa_stream_mode(&a->st, dir) == mpa_stream_mode(&b->st, dir), "d%d mode %s vs %s",
-              dir, mpa_dir_mode_str(mpa_stream_mode(&a->st, dir)),
-              mpa_dir_mode_str(mpa_stream_mode(&b->st, dir)));
-        CHECK(mpa_stream_role(&a->st, dir) == mpa_stream_role(&b->st, dir), "d%d role %s vs %s",
-              dir, mpa_role_str(mpa_stream_role(&a->st, dir)),
-              mpa_role_str(mpa_stream_role(&b->st, dir)));
-        const mpa_frame *fa = mpa_stream_frame(&a->st, dir), *fb = mpa_stream_frame(&b->st, dir);
+        CHECK(mpa_stream_mode(a->st, dir) == mpa_stream_mode(b->st, dir), "d%d mode %s vs %s",
+              dir, mpa_dir_mode_str(mpa_stream_mode(a->st, dir)),
+              mpa_dir_mode_str(mpa_stream_mode(b->st, dir)));
+        CHECK(mpa_stream_role(a->st, dir) == mpa_stream_role(b->st, dir), "d%d role %s vs %s",
+              dir, mpa_role_str(mpa_stream_role(a->st, dir)),
+              mpa_role_str(mpa_stream_role(b->st, dir)));
+        const mpa_frame *fa = mpa_stream_frame(a->st, dir), *fb = mpa_stream_frame(b->st, dir);
         CHECK(!fa == !fb, "d%d frame kept %d vs %d", dir, !!fa, !!fb);
         if (fa && fb)
             CHECK(fa->kind == fb->kind && fa->frame_len == fb->frame_len &&
