@@ -67,6 +67,30 @@ include dut/siw/dut.mk
 include dut/siw/siw-report.mk
 include tests/fuzz/fuzz.mk
 
+# The requirement catalogue, docs/requirements.md, written by
+# tools/mpa-catalogue.c from include/mpa/findings.def and the suites'
+# scripts (read with injector/inject/scen.c).  `make catalogue` rewrites
+# it; catalogue-check, run by `make unit`, fails while the committed file
+# differs from what the generator writes.
+.PHONY: catalogue catalogue-check
+$(B)/mpa-catalogue: tools/mpa-catalogue.c injector/inject/scen.c injector/inject/scen.h $(B)/libmpa.a
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Iinjector/inject $(CJSON_CFLAGS) \
+	    tools/mpa-catalogue.c injector/inject/scen.c -o $@ $(B)/libmpa.a $(CJSON_LIBS)
+
+catalogue: $(B)/mpa-catalogue
+	$(B)/mpa-catalogue -o docs/requirements.md
+
+catalogue-check: $(B)/mpa-catalogue
+	@$(B)/mpa-catalogue -o $(B)/requirements.md
+	@if diff -u docs/requirements.md $(B)/requirements.md; then \
+	    echo "catalogue-check: docs/requirements.md is what build/mpa-catalogue writes"; \
+	else \
+	    echo "catalogue-check: FAILED: docs/requirements.md differs from include/mpa/findings.def" \
+	         "and the suites (make catalogue, review the diff, commit)"; exit 1; \
+	fi
+
+unit: catalogue-check
+
 # make fuzz: tshark with the plugin on mutated captures, then libFuzzer.
 fuzz: plugin-fuzz
 
