@@ -93,6 +93,29 @@ include dut/siw/dut.mk
 include dut/siw/siw-report.mk
 include tests/fuzz/fuzz.mk
 
+# The requirement catalogue, docs/requirements.md, written by
+# tools/mpa-catalogue.c from include/mpa/findings.def and the suites'
+# scripts (read with libinject's scenario parser).  `make catalogue` rewrites
+# it; catalogue-check, run by `make unit`, fails while the committed file
+# differs from what the generator writes.
+.PHONY: catalogue catalogue-check
+$(B)/mpa-catalogue: tools/mpa-catalogue.c $(INJ_HDRS) $(B)/libinject.a $(B)/libmpawire.a $(B)/libmpa.a
+	$(CC) $(INJ_CFLAGS) tools/mpa-catalogue.c -o $@ $(B)/libinject.a $(INJ_LIBS)
+
+catalogue: $(B)/mpa-catalogue
+	$(B)/mpa-catalogue -o docs/requirements.md
+
+catalogue-check: $(B)/mpa-catalogue
+	@$(B)/mpa-catalogue -o $(B)/requirements.md
+	@if diff -u docs/requirements.md $(B)/requirements.md; then \
+	    echo "catalogue-check: docs/requirements.md is what build/mpa-catalogue writes"; \
+	else \
+	    echo "catalogue-check: FAILED: docs/requirements.md differs from include/mpa/findings.def" \
+	         "and the suites (make catalogue, review the diff, commit)"; exit 1; \
+	fi
+
+unit: catalogue-check
+
 # make fuzz: tshark with the plugin on mutated captures, then libFuzzer.
 fuzz: plugin-fuzz
 

@@ -548,7 +548,7 @@ static stream_fig bench_stream(const conn_t *c, mpa_stream *st, int expect_crc_d
            (unsigned long long)(s0->not_mpa_octets + s1->not_mpa_octets), "",
            (unsigned long long)short_feeds, ok ? "ok" : "MISMATCH", (unsigned long long)findings);
     if (expected && findings == expected)
-        printf(" (MPA-CRC-DEFAULT, the expected warning for C=0 both ways)\n");
+        printf(" (MPA-CRC-DEFAULT, the expected finding for C=0 both ways)\n");
     else
         printf("%s\n", findings ? "" : " (as expected)");
     if (!ok)

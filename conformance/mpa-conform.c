@@ -479,8 +479,8 @@ static int write_plan(const tests *T, const char *path, char *err, size_t errlen
     }
     fprintf(f, "# MPA conformance test plan\n\n"
                "Made by `mpa-conform --plan` from the suites' scripts: do not edit, regenerate.\n"
-               "Each test names the requirement ids it checks (the catalogue: REQUIREMENTS.md,\n"
-               "docs/requirements-added.md). Class M tests check a MUST; FYI tests check a\n"
+               "Each test names the requirement ids it checks (the catalogue:\n"
+               "[requirements.md](requirements.md)). Class M tests check a MUST; FYI tests check a\n"
                "SHOULD or MAY, or measure something, and never make a device non-conformant.\n"
                "The procedure is the test's script, step by step, in its own terms (see\n"
                "mpa-inject(1), THE SCENARIO FORMAT); the observable results are its expect steps.\n");

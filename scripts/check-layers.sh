@@ -47,7 +47,7 @@ MAY[conformance/gen]="include wire corpus"
 MAY[conformance/conform]="include injector/inject"
 MAY[conformance]="include capture conformance/audit conformance/conform injector/inject"
 MAY[dissector]="include capture"
-MAY[tools]="include corpus"
+MAY[tools]="include corpus injector/inject"
 MAY[bench]="include wire corpus"
 MAY[dut]="include"
 # Tests may use every layer; no layer may use tests.

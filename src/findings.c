@@ -1,6 +1,6 @@
 /*
- * The rule table, generated from include/mpa/findings.def
- * (catalogue: ../shared/spec/REQUIREMENTS.md).
+ * The rule table, generated from include/mpa/findings.def (the
+ * requirement catalogue; docs/requirements.md is written from it).
  */
 #include <string.h>
 

@@ -2102,7 +2102,7 @@ int conform_html(const cJSON *report, const char *base_dir, FILE *out, char *err
     esc(o, jtext(report, "version") ? jtext(report, "version") : "");
     fputs(" from its JSON report (docs/mpa-conform-json.md). This page is self-contained: styles, diagrams and "
           "traces are inside it, and it reads the same without its script. Requirement ids are those of the "
-          "toolkit's catalogue (REQUIREMENTS.md).</footer>\n",
+          "toolkit's catalogue (docs/requirements.md).</footer>\n",
           o);
     fputs("<script>", o);
     fputs(script, o);

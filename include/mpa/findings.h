@@ -1,9 +1,10 @@
 /*
  * Findings: non-conformance with a named rule of the requirement
- * catalogue (../shared/spec/REQUIREMENTS.md).
+ * catalogue.
  *
  * Everything here is generated from include/mpa/findings.def, the one
- * table of rules.  A front end that needs its own per-rule object (a
+ * table of rules and the project's catalogue (docs/requirements.md is
+ * written from it).  A front end that needs its own per-rule object (a
  * Wireshark expert info, a JSON id) includes findings.def with its own
  * MPA_RULE definition, so a new row reaches every front end at once.
  */

@@ -240,7 +240,7 @@ void sc_free(scenario *s);
 extern const char *const sc_need_words[];
 
 /* 1 when id is a requirement id of the catalogue (libmpa's rule table,
- * which holds every id of REQUIREMENTS.md and the ids added to it). */
+ * from which docs/requirements.md is made). */
 int sc_known_req(const char *id);
 
 #endif

@@ -240,7 +240,11 @@ void on_event(void *user, const mpa_event *ev)
             fset_add(c->f_self, ev->u.finding.id);
         } else {
             fset_add(c->f_peer, ev->u.finding.id);
-            if (ev->u.finding.rule->severity == MPA_SEV_ERROR)
+            /* C=0 both ways after our own --crc 0 is what this end's
+             * administrator asked for (RFC 5044 4.4 (2a)), not the
+             * peer's fault. */
+            int asked = ev->u.finding.id == MPA_F_CRC_DEFAULT && !c->cfg->crc;
+            if (ev->u.finding.rule->severity == MPA_SEV_ERROR && !asked)
                 c->peer_err = 1;
             reaction(c, ev->u.finding.id);
         }

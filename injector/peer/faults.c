@@ -1,6 +1,6 @@
 /*
  * The fault table of mpa-peer (--fault NAME).  Each fault breaks one rule
- * of the requirement catalogue (../shared/spec/REQUIREMENTS.md) in the
+ * of the requirement catalogue (docs/requirements.md) in the
  * role where that rule applies.  ids_i / ids_r are the rule ids mpa-audit
  * reports for a capture of this end, with the fault, against a correct
  * mpa-peer: tests/inject/peer-test.sh checks exactly these, and the man

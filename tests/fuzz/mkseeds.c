@@ -5,8 +5,9 @@
  *                      fuzz_fpdu, fuzz_ddp and fuzz_stream
  *
  * The FPDU seeds include the two vectors of draft-culley-iwarp-mpa-03
- * 7.2 (../shared/spec/VECTORS.md); the encoder's output is checked
- * against their CRC octets, so a wrong encoder cannot seed quietly.
+ * 7.2, Figures 5 and 6 (tests/unit/test_fpdu.c holds them whole); the
+ * encoder's output is checked against their CRC octets, so a wrong
+ * encoder cannot seed quietly.
  * The input formats are described at the top of each target.  Seeds are
  * generated, never checked in.
  */

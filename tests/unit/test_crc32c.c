@@ -109,10 +109,10 @@ static void test_rfc3720_b4(void)
 }
 
 /*
- * draft-culley-iwarp-mpa-03 section 7.2, Figures 5 and 6, as given exactly
- * in shared/spec/VECTORS.md.  The CRC covers every octet before the CRC
- * field, markers included (RFC 5044 4.4), and goes on the wire least
- * significant octet first.
+ * draft-culley-iwarp-mpa-03 section 7.2, Figures 5 and 6: the octets of
+ * the draft's annotated dumps (test_fpdu.c decodes them).  The CRC covers
+ * every octet before the CRC field, markers included (RFC 5044 4.4), and
+ * goes on the wire least significant octet first.
  */
 static const uint8_t fig5[52] = {
     0x00, 0x00, 0x00, 0x00,             /* marker, FPDUPTR 0 */

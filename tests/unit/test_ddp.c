@@ -3,8 +3,8 @@
  *
  * Each test names the clause it checks: RFC 5041 (DDP), RFC 5040 (RDMAP),
  * RFC 7306 (RDMAP extensions), RFC 5044 8 and RFC 6581 8 (MPA TERMINATE
- * codes), RFC 6581 9.2 (RTR messages), and the draft-culley-iwarp-mpa-03
- * Figure 5 vector (shared/spec/VECTORS.md).
+ * codes), RFC 6581 9.2 (RTR messages), and the ULPDU of the
+ * draft-culley-iwarp-mpa-03 7.2 Figure 5 vector.
  *
  * Inputs are hand-built byte arrays; every decode runs on a page-guarded
  * copy (t_guard) so that reading one octet past the prefix faults.

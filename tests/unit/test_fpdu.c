@@ -1,13 +1,22 @@
 /*
  * FPDUs: RFC 5044 4.1 (format, pad), 4.2-4.3 (markers, FPDUPTR), 4.4
- * (CRC32C coverage), 4.5 (MULPDU); draft-culley-iwarp-mpa-03 7.2
- * Figures 5 and 6, restored byte for byte in ../shared/spec/VECTORS.md.
+ * (CRC32C coverage), 4.5 (MULPDU); the annotated FPDU dumps of
+ * draft-culley-iwarp-mpa-03 7.2 and RFC 5044 4.4 (Figures 5 and 6 of
+ * each) as test vectors.
  */
 #include "mpa/crc32c.h"
 #include "mpa/fpdu.h"
 #include "t.h"
 
-/* draft-03 Figure 5: first FPDU of a stream, starting with the marker. */
+/*
+ * draft-culley-iwarp-mpa-03 7.2, Figure 5: the first FPDU of a stream,
+ * markers on, so it starts with the marker.  The octets as the draft
+ * gives them (its text copies scramble the offset column; these were
+ * rebuilt from the annotations and checked against an independent
+ * CRC32C).  0x40 0x03 is DDP T=0 L=1 DV=0 and RDMAP RV=0 opcode Send: the
+ * draft predates the final versions (RFC 5041 DV=1, RFC 5040 RV=1).  The
+ * CRC goes on the wire least significant octet first.
+ */
 static const uint8_t FIG5[52] = {
     0x00, 0x00, 0x00, 0x00,                         /* marker */
     0x00, 0x2a,                                     /* ULPDU_Length 42 */
@@ -20,7 +29,9 @@ static const uint8_t FIG5[52] = {
     0, 0, 0, 0, 0, 0, 0, 0,                         /* of Send data */
     0x4c, 0x86, 0xb3, 0x84};                        /* CRC 0x84b3864c */
 
-/* Figure 6: second FPDU at offset 492; the marker at 512 is 20 octets in. */
+/* draft-03 7.2, Figure 6: the second FPDU, after a first one of 492
+ * octets, so it starts at stream offset 492 and the marker at 512 falls
+ * 20 octets in (FPDUPTR 0x14).  The CRC covers the marker. */
 static const uint8_t FIG6[52] = {
     0x00, 0x2a, 0x40, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* len, ctl, rsvd, QN */
     0x00, 0x00, 0x00, 0x02,                                                 /* MSN 2 */
@@ -94,6 +105,58 @@ static void test_draft03_fig6_vector(void)
     cfg.crc = 0;
     T_EQ(mpa_fpdu_decode(g, sizeof FIG6, 492, &cfg, &f, NULL), MPA_OK);
     T_EQ(f.crc, MPA_CRC_NOT_CHECKED);
+}
+
+/*
+ * RFC 5044 4.4, Figures 5 and 6: the same two FPDUs as the draft's, with
+ * the final versions: DDP control 0x41 (T=0 L=1 DV=1) and RDMAP control
+ * 0x43 (RV=1, Send), hence other CRCs: 0x83992352 and 0x98589284, on the
+ * wire as 52 23 99 83 and 84 92 58 98.
+ */
+static void test_rfc5044_4_4_figures(void)
+{
+    static const uint8_t fig5[52] = {
+        0x00, 0x00, 0x00, 0x00,                         /* marker, FPDUPTR 0 */
+        0x00, 0x2a,                                     /* ULPDU Length 42 */
+        0x41, 0x43,                                     /* DDP, RDMAP control: Send, L=1 */
+        0x00, 0x00, 0x00, 0x00,                         /* reserved (no STag) */
+        0x00, 0x00, 0x00, 0x00,                         /* QN 0 */
+        0x00, 0x00, 0x00, 0x01,                         /* MSN 1 */
+        0x00, 0x00, 0x00, 0x00,                         /* MO 0 */
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 24 octets */
+        0, 0, 0, 0, 0, 0, 0, 0,                         /* of Send data */
+        0x52, 0x23, 0x99, 0x83};                        /* CRC32c */
+    static const uint8_t fig6[52] = {
+        0x00, 0x2a, 0x41, 0x43, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* offset 0x1ec: len, ctl, rsvd, QN */
+        0x00, 0x00, 0x00, 0x02,                                                 /* MSN 2 */
+        0x00, 0x00, 0x00, 0x00,                                                 /* MO 0 */
+        0x00, 0x00, 0x00, 0x14,                                                 /* 0x200: marker, FPDUPTR 0x14 */
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* Send data */
+        0x84, 0x92, 0x58, 0x98};                                                /* CRC32c */
+    mpa_fpdu_cfg cfg = {1, 1, 0};
+    mpa_fpdu f;
+    T_EQ(mpa_fpdu_decode(t_guard(fig5, sizeof fig5), sizeof fig5, 0, &cfg, &f, NULL), MPA_OK);
+    T_EQ(f.wire_len, 52);
+    T_EQ(f.leading_marker, 1);
+    T_EQ(f.crc_calc, 0x83992352u);
+    T_EQ(f.crc, MPA_CRC_GOOD);
+    T_EQ(mpa_fpdu_decode(t_guard(fig6, sizeof fig6), sizeof fig6, 0x1ec, &cfg, &f, NULL), MPA_OK);
+    T_EQ(f.wire_len, 52);
+    T_EQ(f.n_markers, 1);
+    T_EQ(f.markers[0].fpduptr, 0x14);
+    T_EQ(f.crc_calc, 0x98589284u);
+    T_EQ(f.crc, MPA_CRC_GOOD);
+    /* The encoder writes both, octet for octet. */
+    uint8_t ul[42], out[64];
+    size_t w;
+    memcpy(ul, fig5 + 6, sizeof ul);
+    T_EQ(mpa_fpdu_encode(ul, sizeof ul, 0, &cfg, NULL, out, sizeof out, &w), MPA_OK);
+    T_EQ(w, 52);
+    T_MEMEQ(out, fig5, 52);
+    ul[13] = 2; /* MSN 2 */
+    T_EQ(mpa_fpdu_encode(ul, sizeof ul, 0x1ec, &cfg, NULL, out, sizeof out, &w), MPA_OK);
+    T_EQ(w, 52);
+    T_MEMEQ(out, fig6, 52);
 }
 
 static unsigned markers_in(uint32_t start, size_t wire, uint32_t base)
@@ -232,6 +295,7 @@ int main(void)
     t_name = "fpdu";
     test_draft03_fig5_vector();
     test_draft03_fig6_vector();
+    test_rfc5044_4_4_figures();
     test_rfc5044_4_3_marker_positions();
     test_truncation();
     test_faults();
