@@ -54,9 +54,9 @@ $(B)/fuzz/fuzz_scen: tests/fuzz/fuzz_scen.c injector/inject/scen.c injector/inje
 	$(CLANG) $(FUZZ_CFLAGS) -Iinjector $(EXT_CFLAGS) $(FUZZ_SAN) $< injector/inject/scen.c $(LIB_SRCS) -o $@ \
 	    $(CJSON_LIBS)
 
-$(B)/fuzz/fuzz_html: tests/fuzz/fuzz_html.c conformance/conform/html.c conformance/conform/html.h tests/fuzz/fuzz.mk
+$(B)/fuzz/fuzz_html: tests/fuzz/fuzz_html.c $(CONFORM_HTML_SRCS) $(CONFORM_HTML_HDRS) tests/fuzz/fuzz.mk
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -Iconformance/conform $(EXT_CFLAGS) $(FUZZ_SAN) $< conformance/conform/html.c -o $@ \
+	$(CLANG) $(FUZZ_CFLAGS) -Iconformance/conform $(EXT_CFLAGS) $(FUZZ_SAN) $< $(CONFORM_HTML_SRCS) -o $@ \
 	    $(CJSON_LIBS)
 
 $(B)/fuzz/mkseeds: tests/fuzz/mkseeds.c tests/scen.h $(B)/libmpa.a
