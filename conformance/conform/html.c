@@ -45,6 +45,30 @@ static const char *role_words(const char *role)
                                                 : "(role not given)";
 }
 
+/* The scenario the test comes from and the addresses it ran between. */
+static void put_origin(FILE *o, const cJSON *t)
+{
+    if (jget_text(t, "file") || jget_text(t, "name")) {
+        fputs("<br>", o);
+        if (jget_text(t, "name")) {
+            fputs("scenario <i>", o);
+            html_esc(o, jget_text(t, "name"));
+            fputs("</i> ", o);
+        }
+        if (jget_text(t, "file")) {
+            fputs("<code>", o);
+            html_esc(o, jget_text(t, "file"));
+            fputs("</code>", o);
+        }
+    }
+    if (jget_text(t, "device_address") || jget_text(t, "local_address")) {
+        fputs("<br>device ", o);
+        html_esc(o, jget_text(t, "device_address") ? jget_text(t, "device_address") : "?");
+        fputs(", mpa-conform ", o);
+        html_esc(o, jget_text(t, "local_address") ? jget_text(t, "local_address") : "?");
+    }
+}
+
 /* The line under a test's heading: class, role, duration, suite, needs;
  * the scenario and its file; the addresses. */
 static void put_meta(FILE *o, const cJSON *t)
@@ -76,25 +100,7 @@ static void put_meta(FILE *o, const cJSON *t)
         fputs(" &middot; needs ", o);
         tables_list(o, needs, "");
     }
-    if (jget_text(t, "file") || jget_text(t, "name")) {
-        fputs("<br>", o);
-        if (jget_text(t, "name")) {
-            fputs("scenario <i>", o);
-            html_esc(o, jget_text(t, "name"));
-            fputs("</i> ", o);
-        }
-        if (jget_text(t, "file")) {
-            fputs("<code>", o);
-            html_esc(o, jget_text(t, "file"));
-            fputs("</code>", o);
-        }
-    }
-    if (jget_text(t, "device_address") || jget_text(t, "local_address")) {
-        fputs("<br>device ", o);
-        html_esc(o, jget_text(t, "device_address") ? jget_text(t, "device_address") : "?");
-        fputs(", mpa-conform ", o);
-        html_esc(o, jget_text(t, "local_address") ? jget_text(t, "local_address") : "?");
-    }
+    put_origin(o, t);
     fputs("</p>\n", o);
 }
 
