@@ -1,7 +1,7 @@
 # mpa-conform's HTML report (conformance/conform/html.h) and its test.
-# A draft for the lead to include from the root Makefile, after
-# conformance/conformance.mk (uses B, CC, CSTD, WARN, CFLAGS, TESTCFLAGS,
-# CJSON_CFLAGS, CJSON_LIBS).
+# Included by the root Makefile (uses B, CC, CSTD, WARN, CFLAGS,
+# TESTCFLAGS, CJSON_CFLAGS, CJSON_LIBS); CONFORM_HTML_SRCS and
+# CONFORM_HTML_HDRS are also what tests/fuzz/fuzz.mk builds fuzz_html from.
 #
 #   build/htmlgen        tests/conform/htmlgen.c: REPORT.json -> OUT.html
 #   build/htmlgen-asan   the same under ASan+UBSan (what the test runs)
