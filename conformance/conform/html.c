@@ -63,9 +63,9 @@ static void put_origin(FILE *o, const cJSON *t)
     }
     if (jget_text(t, "device_address") || jget_text(t, "local_address")) {
         fputs("<br>device ", o);
-        html_esc(o, jget_text(t, "device_address") ? jget_text(t, "device_address") : "?");
+        tables_text(o, t, "device_address", "?");
         fputs(", mpa-conform ", o);
-        html_esc(o, jget_text(t, "local_address") ? jget_text(t, "local_address") : "?");
+        tables_text(o, t, "local_address", "?");
     }
 }
 
@@ -155,9 +155,9 @@ static void put_exchange(FILE *o, const cJSON *t, vd v, int decided, const char 
     if (v == VD_SKIP && !nsteps)
         fputs("<p class=\"mute\">Skipped: no step was run.</p>\n", o);
     else
-        tables_steps(o, steps);
+        tables_put(o, TABLE_STEPS, steps);
     fputs("<h3>Findings</h3>\n", o);
-    tables_findings(o, jget(t, "findings"));
+    tables_put(o, TABLE_FINDINGS, jget(t, "findings"));
     fputs("<h3>Trace</h3>\n", o);
     embed_trace(o, t, base_dir, anchor);
 }
@@ -187,16 +187,13 @@ static void put_test(FILE *o, const cJSON *tests, int i, const char *base_dir)
     notes_put(o, &ns, "The report lacks, or has in another form than documented:");
 
     fputs("<p><b>Purpose.</b> ", o);
-    if (jget_text(t, "description"))
-        html_esc(o, jget_text(t, "description"));
-    else
-        fputs("<span class=\"mute\">(no description in the report)</span>", o);
+    tables_text(o, t, "description", "<span class=\"mute\">(no description in the report)</span>");
     fputs("</p>\n", o);
     int decided = jget_int(t, "decided_at_step", 0);
     put_verdict(o, v, vs, decided, jget_text(t, "reason"));
 
     fputs("<h3>Requirements</h3>\n", o);
-    tables_requirements(o, jget(t, "requirements"));
+    tables_put(o, TABLE_REQUIREMENTS, jget(t, "requirements"));
     tables_quirks(o, jget(t, "quirks"));
     put_para(o, t, "setup", "Setup");
     put_para(o, t, "problems", "Known problems");
@@ -213,7 +210,7 @@ static void put_head(FILE *o, const cJSON *report)
     fputs("MPA conformance: ", o);
     html_esc(o, overview_device(report, "device"));
     fputs(", ", o);
-    html_esc(o, jget_text(report, "started") ? jget_text(report, "started") : "date unknown");
+    tables_text(o, report, "started", "date unknown");
     fputs("</title>\n<style>\n", o);
     assets_style(o);
     fputs("</style>\n</head>\n<body>\n", o);
@@ -222,9 +219,9 @@ static void put_head(FILE *o, const cJSON *report)
 static void put_footer(FILE *o, const cJSON *report)
 {
     fputs("<footer>Made by ", o);
-    html_esc(o, jget_text(report, "tool") ? jget_text(report, "tool") : "mpa-conform");
+    tables_text(o, report, "tool", "mpa-conform");
     fputs(" ", o);
-    html_esc(o, jget_text(report, "version") ? jget_text(report, "version") : "");
+    tables_text(o, report, "version", "");
     fputs(" from its JSON report (docs/mpa-conform-json.md). This page is self-contained: styles, diagrams and "
           "traces are inside it, and it reads the same without its script. Requirement ids are those of the "
           "toolkit's catalogue (REQUIREMENTS.md).</footer>\n",

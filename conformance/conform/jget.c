@@ -50,28 +50,24 @@ double jget_num_or(const cJSON *o, const char *k, double dflt)
 
 int jget_int(const cJSON *o, const char *k, int dflt)
 {
-    double d;
-    if (!jget_num(o, k, &d))
-        return dflt;
+    double d = jget_num_or(o, k, dflt);
     return d > 1e9 ? 1000000000 : d < -1e9 ? -1000000000 : (int)d;
 }
 
 const char *jget_type(const cJSON *v)
 {
+    static const struct {
+        cJSON_bool (*is)(const cJSON *);
+        const char *words;
+    } types[] = {
+        {cJSON_IsString, "a string"}, {cJSON_IsNumber, "a number"}, {cJSON_IsBool, "a boolean"},
+        {cJSON_IsNull, "null"},       {cJSON_IsArray, "an array"},  {cJSON_IsObject, "an object"},
+    };
     if (!v)
         return "missing";
-    if (cJSON_IsString(v))
-        return "a string";
-    if (cJSON_IsNumber(v))
-        return "a number";
-    if (cJSON_IsBool(v))
-        return "a boolean";
-    if (cJSON_IsNull(v))
-        return "null";
-    if (cJSON_IsArray(v))
-        return "an array";
-    if (cJSON_IsObject(v))
-        return "an object";
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (types[i].is(v))
+            return types[i].words;
     return "invalid";
 }
 

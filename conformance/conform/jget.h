@@ -31,7 +31,7 @@ int jget_num(const cJSON *o, const char *k, double *d);
 /* The number member k of o (as jget_num), dflt when there is none. */
 double jget_num_or(const cJSON *o, const char *k, double dflt);
 
-/* An integer member, clamped to +-1e9; dflt when absent. */
+/* An integer member, clamped to +-1e9; dflt (within that) when absent. */
 int jget_int(const cJSON *o, const char *k, int dflt);
 
 /* What v is, in words: "a string", "an array", ..., "missing" for NULL. */

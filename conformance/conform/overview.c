@@ -125,7 +125,7 @@ static void put_suites(FILE *o, const cJSON *su)
         if (!first)
             fputs(", ", o);
         first = 0;
-        html_esc(o, jget_text(s, "name") ? jget_text(s, "name") : "?");
+        tables_text(o, s, "name", "?");
         if (jget_num(s, "tests", &d))
             html_printf(o, " (%.0f)", d);
     }
@@ -172,7 +172,7 @@ void overview_header(FILE *o, const cJSON *rep, const cJSON *tests)
     fputs("<header>\n<h1>MPA conformance report</h1>\n<p class=\"sub\">", o);
     html_esc(o, overview_device(rep, "device ?"));
     fputs(" &middot; ", o);
-    html_esc(o, jget_text(rep, "started") ? jget_text(rep, "started") : "date unknown");
+    tables_text(o, rep, "started", "date unknown");
     fputs(" &middot; iWARP MPA (RFC 5044, RFC 6581)</p>\n</header>\n", o);
     put_banner(o, rep, tests);
     put_run(o, rep);
@@ -273,7 +273,7 @@ static void test_tr(FILE *o, const cJSON *tests, int i)
                 vd_tab[v].cls, i + 1);
     html_esc(o, anchor);
     fputs("\"><code>", o);
-    html_esc(o, jget_text(t, "id") ? jget_text(t, "id") : "(no id)");
+    tables_text(o, t, "id", "(no id)");
     fputs("</code></a>", o);
     char why[240];
     short_reason(why, sizeof why, t, v);
@@ -283,20 +283,14 @@ static void test_tr(FILE *o, const cJSON *tests, int i)
         fputs("</div>", o);
     }
     fputs("</td><td>", o);
-    html_esc(o, jget_text(t, "class") ? jget_text(t, "class") : "?");
+    tables_text(o, t, "class", "?");
     fputs("</td><td>", o);
     vd_badge(o, v, vs);
     fputs("</td><td class=\"reqs\">", o);
     tables_req_ids(o, jget(t, "requirements"));
     fputs("</td><td class=\"n\">", o);
-    double d;
-    if (jget_num(t, "duration_ms", &d)) {
-        char tb[32];
-        sb_fmt_ms(tb, sizeof tb, d);
-        fputs(tb, o);
-    } else {
+    if (!tables_ms(o, t, "duration_ms"))
         fputs("&ndash;", o);
-    }
     fputs("</td></tr>\n", o);
 }
 

@@ -146,16 +146,12 @@ int plan_write(const conf_tests *T, const char *path, char *err, size_t errlen)
                "SHOULD or MAY, or measure something, and never make a device non-conformant.\n"
                "The procedure is the test's script, step by step, in its own terms (see\n"
                "mpa-inject(1), THE SCENARIO FORMAT); the observable results are its expect steps.\n");
-    const char *suite = "";
     unsigned n = 0;
-    for (size_t i = 0; i < T->n; i++) {
+    int starts;
+    for (size_t i = suite_next(T, 0, &starts); i < T->n; i = suite_next(T, i + 1, &starts)) {
         const conf_test *t = &T->v[i];
-        if (!t->selected)
-            continue;
-        if (strcmp(suite, t->suite)) {
-            suite = t->suite;
-            fprintf(f, "\n## Suite %s\n", suite);
-        }
+        if (starts)
+            fprintf(f, "\n## Suite %s\n", t->suite);
         n++;
         put_test(f, t);
     }

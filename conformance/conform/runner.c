@@ -97,15 +97,11 @@ cJSON *runner_run(player *P, const play_cfg *pc, const conf_tests *T, const runn
     cJSON *doc = jrep_begin(pc, P, c->caps, c->selection, c->nselection, t0);
     cJSON *tl = cJSON_GetObjectItemCaseSensitive(doc, "tests");
     conf_tally tally = {{0}, {0}};
-    const char *last_suite = "";
-    for (size_t i = 0; i < T->n; i++) {
+    int starts;
+    for (size_t i = suite_next(T, 0, &starts); i < T->n; i = suite_next(T, i + 1, &starts)) {
         const conf_test *t = &T->v[i];
-        if (!t->selected)
-            continue;
-        if (strcmp(last_suite, t->suite)) {
-            last_suite = t->suite;
+        if (starts)
             jrep_add_suite(doc, T, i);
-        }
         char why[300];
         skip_reason(&t->s, c, why, sizeof why);
         cJSON *to;

@@ -159,6 +159,22 @@ size_t suite_select(conf_tests *T, const char *const *globs, unsigned nglobs)
     return nsel;
 }
 
+size_t suite_next(const conf_tests *T, size_t i, int *starts)
+{
+    while (i < T->n && !T->v[i].selected)
+        i++;
+    if (i < T->n) {
+        const char *prev = "";
+        for (size_t j = i; j-- > 0;)
+            if (T->v[j].selected) {
+                prev = T->v[j].suite;
+                break;
+            }
+        *starts = strcmp(prev, T->v[i].suite) != 0;
+    }
+    return i;
+}
+
 void suite_list(FILE *f, const conf_tests *T)
 {
     for (size_t i = 0; i < T->n; i++) {

@@ -48,6 +48,12 @@ const conf_test *suite_same_id(const conf_tests *T, const conf_test **first);
  * when there are none); returns how many are selected. */
 size_t suite_select(conf_tests *T, const char *const *globs, unsigned nglobs);
 
+/* The index of the first selected test from i on (T->n when there is
+ * none), *starts set to whether its suite differs from that of the
+ * selected test before it ("" for the first):
+ *   for (i = suite_next(T, 0, &st); i < T->n; i = suite_next(T, i + 1, &st)) */
+size_t suite_next(const conf_tests *T, size_t i, int *starts);
+
 /* The selected tests, one line each: id, class, role, needs, file. */
 void suite_list(FILE *f, const conf_tests *T);
 

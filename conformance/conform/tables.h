@@ -15,20 +15,29 @@
  * empty (our markup) in grey when a is not a non-empty array. */
 void tables_list(FILE *o, const cJSON *a, const char *empty);
 
+/* The text member k of obj, escaped; missing (our markup) when it has
+ * none or it is empty. */
+void tables_text(FILE *o, const cJSON *obj, const char *k, const char *missing);
+
+/* The duration member k of obj (milliseconds) as the page writes it;
+ * returns 0, writing nothing, when obj has no such number. */
+int tables_ms(FILE *o, const cJSON *obj, const char *k);
+
 /* Requirement ids: objects with "id", or plain strings; a dash for none. */
 void tables_req_ids(FILE *o, const cJSON *reqs);
 
-/* Requirement id, level (MUST, SHOULD...), clause and text. */
-void tables_requirements(FILE *o, const cJSON *reqs);
+typedef enum table_kind {
+    TABLE_REQUIREMENTS, /* requirement id, level (MUST, SHOULD...), clause and text */
+    TABLE_STEPS,        /* per step: index, verb, verdict, what (and note), detail (and
+                           requirement ids), time */
+    TABLE_FINDINGS,     /* per finding: severity, id, whose octets, offset, time, message */
+} table_kind;
+
+/* The table of kind k with a row per member of the array a, or a line
+ * saying there is none. */
+void tables_put(FILE *o, table_kind k, const cJSON *a);
 
 /* The test's quirks: id and text; nothing when there are none. */
 void tables_quirks(FILE *o, const cJSON *qs);
-
-/* One row per step: index, verb, verdict, what (and note), detail (and
- * requirement ids), time. */
-void tables_steps(FILE *o, const cJSON *steps);
-
-/* One row per finding: severity, id, whose octets, offset, time, message. */
-void tables_findings(FILE *o, const cJSON *fs);
 
 #endif
