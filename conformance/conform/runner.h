@@ -16,14 +16,14 @@
 #include "suite.h"
 
 typedef struct runner_cfg {
-    const char *caps;            /* --caps LIST ("" for none) */
-    int want_resp, want_init;    /* the device's roles tested */
-    const char *before;          /* --before COMMAND, or NULL */
-    const char *trace_dir;       /* where TEST.pcapng go (relative name traces/TEST.pcapng), NULL: none */
-    const char *const *selection; /* the -t globs as given, for the report */
+    const char *caps;              /* --caps LIST ("" for none) */
+    int want_resp, want_init;      /* the device's roles tested */
+    const char *before;            /* --before COMMAND, or NULL */
+    const char *trace_dir;         /* TEST.pcapng go there (traces/TEST.pcapng in the report); NULL: none */
+    const char *const *selection;  /* the -t globs as given, for the report */
     unsigned nselection;
-    int quiet;                   /* the terminal: only failures, errors and the summary */
-    FILE *out;                   /* the terminal */
+    int quiet;                     /* the terminal: only failures, errors and the summary */
+    FILE *out;                     /* the terminal */
 } runner_cfg;
 
 /* Runs the selected tests of T with P (started, with settings pc).

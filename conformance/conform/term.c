@@ -20,10 +20,10 @@ void term_summary(FILE *f, const conf_tally *c, double total_ms, int interrupted
     fprintf(f, "\n%u tests in %.1f s: %u passed, %u failed, %u errors, %u skipped", n[TALLY_TOTAL],
             total_ms / 1000.0, n[TALLY_PASS], n[TALLY_FAIL], n[TALLY_ERROR], n[TALLY_SKIP]);
     fprintf(f, "; mandatory: %u of %u passed%s\n", m[TALLY_PASS], m[TALLY_TOTAL] - m[TALLY_SKIP],
-            m[TALLY_FAIL]                       ? " - the device does NOT conform"
-            : m[TALLY_ERROR]                    ? ""
+            m[TALLY_FAIL]                    ? " - the device does NOT conform"
+            : m[TALLY_ERROR]                 ? ""
             : m[TALLY_TOTAL] - m[TALLY_SKIP] ? " - conformant on what ran"
-                                                : "");
+                                             : "");
     if (interrupted)
         fprintf(f, "(interrupted)\n");
 }
