@@ -1,8 +1,11 @@
 # mpa-conform (included by the root Makefile after injector/injector.mk:
 # uses INJ_HDRS, INJ_CFLAGS, INJ_LIBS from it).
 #
-#   conformance/mpa-conform.c   the program
-#   conformance/conform/*.c     its modules (the HTML report)
+#   conformance/mpa-conform.c   the program: its options, then calls into
+#   conformance/conform/*.c     its modules: the tests (suite), the run
+#                               (runner), the reports (jsonrep, junit,
+#                               plan, term, reports, and the HTML report,
+#                               html.mk); conformance/conform/README.md
 #   conformance/suites/         the suites: scenario scripts with a "test" block
 
 CONF_SRCS := $(sort $(wildcard conformance/conform/*.c))

@@ -1,7 +1,7 @@
-# mpa-conform's HTML report (conformance/conform/html.c) and its test.
-# A draft for the lead to include from the root Makefile, after
-# conformance/conformance.mk (uses B, CC, CSTD, WARN, CFLAGS, TESTCFLAGS,
-# CJSON_CFLAGS, CJSON_LIBS).
+# mpa-conform's HTML report (conformance/conform/html.h) and its test.
+# Included by the root Makefile (uses B, CC, CSTD, WARN, CFLAGS,
+# TESTCFLAGS, CJSON_CFLAGS, CJSON_LIBS); CONFORM_HTML_SRCS and
+# CONFORM_HTML_HDRS are also what tests/fuzz/fuzz.mk builds fuzz_html from.
 #
 #   build/htmlgen        tests/conform/htmlgen.c: REPORT.json -> OUT.html
 #   build/htmlgen-asan   the same under ASan+UBSan (what the test runs)
@@ -12,8 +12,11 @@
 #   conform-html-fixture regenerate tests/conform/fixture/ from real
 #                        mpa-inject runs against mpa-peer (review the diff)
 
-CONFORM_HTML_SRCS := conformance/conform/html.c
-CONFORM_HTML_HDRS := conformance/conform/html.h
+# The HTML report's files: html.h is its public header, the others are
+# internal (conformance/conform/README.md says which does what).
+CONFORM_HTML_FILES := html anchor assets brief check embed esc jget ladder overview sb tables verdict
+CONFORM_HTML_SRCS := $(CONFORM_HTML_FILES:%=conformance/conform/%.c)
+CONFORM_HTML_HDRS := $(CONFORM_HTML_FILES:%=conformance/conform/%.h)
 
 $(B)/htmlgen: tests/conform/htmlgen.c $(CONFORM_HTML_SRCS) $(CONFORM_HTML_HDRS)
 	@mkdir -p $(dir $@)

@@ -61,9 +61,9 @@ $(B)/fuzz/fuzz_scen: tests/fuzz/fuzz_scen.c $(INJ_SCEN_SRCS) $(INJ_HDRS) $(LIB_S
 	$(CLANG) $(FUZZ_CFLAGS) -Iinjector $(EXT_CFLAGS) $(FUZZ_SAN) $< $(INJ_SCEN_SRCS) $(LIB_SRCS) -o $@ \
 	    $(CJSON_LIBS)
 
-$(B)/fuzz/fuzz_html: tests/fuzz/fuzz_html.c conformance/conform/html.c conformance/conform/html.h tests/fuzz/fuzz.mk
+$(B)/fuzz/fuzz_html: tests/fuzz/fuzz_html.c $(CONFORM_HTML_SRCS) $(CONFORM_HTML_HDRS) tests/fuzz/fuzz.mk
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -Iconformance/conform $(EXT_CFLAGS) $(FUZZ_SAN) $< conformance/conform/html.c -o $@ \
+	$(CLANG) $(FUZZ_CFLAGS) -Iconformance/conform $(EXT_CFLAGS) $(FUZZ_SAN) $< $(CONFORM_HTML_SRCS) -o $@ \
 	    $(CJSON_LIBS)
 
 $(B)/fuzz/mkseeds: tests/fuzz/mkseeds.c $(CORPUS_HDRS) $(B)/libmpacorpus.a $(B)/libmpa.a

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: mpa-conform's HTML report (conformance/conform/html.c).
+ * libFuzzer target: mpa-conform's HTML report (conformance/conform/html.h).
  *
  * The input is a JSON report's text (docs/mpa-conform-json.md); what
  * cJSON accepts is rendered into memory.  Checked, whatever the input:

@@ -1,0 +1,226 @@
+/* mpa-conform's JSON report (jsonrep.h). */
+#include "jsonrep.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jget.h"
+#include "mpa/findings.h"
+
+void jrep_add_req(cJSON *arr, const char *id)
+{
+    cJSON *it;
+    cJSON_ArrayForEach(it, arr)
+    {
+        const char *x = jget_str(it, "id");
+        if (x && !strcmp(x, id))
+            return;
+    }
+    const mpa_rule *ru = mpa_rule_get(mpa_rule_find(id));
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", id);
+    cJSON_AddStringToObject(o, "level", ru ? ru->level : "?");
+    cJSON_AddStringToObject(o, "clause", ru && ru->clause ? ru->clause : "");
+    cJSON_AddStringToObject(o, "text", ru && ru->text ? ru->text : "");
+    cJSON_AddItemToArray(arr, o);
+}
+
+/* The device: where it listens, where it connects to us, how. */
+static void add_device(cJSON *doc, const play_cfg *pc, const player *P, const char *caps)
+{
+    cJSON *dev = cJSON_AddObjectToObject(doc, "device");
+    char hp[300];
+    const char *lo_addr = pc->family == 6 ? "::1" : "127.0.0.1";
+    if (pc->target) {
+        const char *h = P->thost[0] ? P->thost : lo_addr;
+        snprintf(hp, sizeof hp, strchr(h, ':') ? "[%s]:%s" : "%s:%s", h, P->tport);
+        cJSON_AddStringToObject(dev, "address", hp);
+    } else {
+        cJSON_AddNullToObject(dev, "address");
+    }
+    if (pc->listen_at) {
+        const char *h = P->lhost[0] ? P->lhost : pc->spawn_cmd ? lo_addr : "*";
+        snprintf(hp, sizeof hp, strchr(h, ':') ? "[%s]:%s" : "%s:%s", h, P->lport);
+        cJSON_AddStringToObject(dev, "listen", hp);
+    } else {
+        cJSON_AddNullToObject(dev, "listen");
+    }
+    cJSON_AddStringToObject(dev, "transport", pc->transport);
+    cJSON *cj = cJSON_AddArrayToObject(dev, "caps");
+    for (unsigned k = 0; sc_need_words[k]; k++)
+        if (suite_has_cap(caps, sc_need_words[k]))
+            cJSON_AddItemToArray(cj, cJSON_CreateString(sc_need_words[k]));
+    if (pc->spawn_cmd || pc->lab_cmd)
+        cJSON_AddStringToObject(dev, "command", pc->spawn_cmd ? pc->spawn_cmd : pc->lab_cmd);
+    else
+        cJSON_AddNullToObject(dev, "command");
+}
+
+cJSON *jrep_begin(const play_cfg *pc, const player *P, const char *caps, const char *const *selection,
+                  unsigned nselection, time_t t0)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "tool", "mpa-conform");
+    cJSON_AddStringToObject(doc, "version", MPA_VERSION);
+    char when[32];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t0));
+    cJSON_AddStringToObject(doc, "started", when);
+    add_device(doc, pc, P, caps);
+    cJSON *sel = cJSON_AddArrayToObject(doc, "selection");
+    for (unsigned i = 0; i < nselection; i++)
+        cJSON_AddItemToArray(sel, cJSON_CreateString(selection[i]));
+    cJSON_AddArrayToObject(doc, "suites");
+    cJSON_AddArrayToObject(doc, "tests");
+    return doc;
+}
+
+void jrep_add_suite(cJSON *doc, const conf_tests *T, size_t i)
+{
+    const conf_test *t = &T->v[i];
+    cJSON *so = cJSON_CreateObject();
+    cJSON_AddStringToObject(so, "name", t->suite);
+    char d[PATH_MAX];
+    snprintf(d, sizeof d, "%s", t->s.file);
+    char *sl = strrchr(d, '/');
+    if (sl)
+        *sl = 0;
+    cJSON_AddStringToObject(so, "path", d);
+    unsigned cnt = 0;
+    for (size_t j = i; j < T->n; j++)
+        cnt += T->v[j].selected && !strcmp(T->v[j].suite, t->suite);
+    cJSON_AddNumberToObject(so, "tests", cnt);
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(doc, "suites"), so);
+}
+
+/* What the script says about the test, run or not. */
+static cJSON *test_head(const conf_test *t)
+{
+    const scenario *s = &t->s;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", s->test_id);
+    cJSON_AddStringToObject(o, "suite", t->suite);
+    cJSON_AddStringToObject(o, "file", s->file);
+    cJSON_AddStringToObject(o, "name", s->name);
+    cJSON_AddStringToObject(o, "class", s->mandatory ? "M" : "FYI");
+    cJSON_AddStringToObject(o, "description", s->description);
+    cJSON_AddStringToObject(o, "device_role", s->device_initiator ? "initiator" : "responder");
+    cJSON *nd = cJSON_AddArrayToObject(o, "needs");
+    for (unsigned i = 0; i < s->nneeds; i++)
+        cJSON_AddItemToArray(nd, cJSON_CreateString(s->needs[i]));
+    cJSON *rq = cJSON_AddArrayToObject(o, "requirements");
+    for (unsigned i = 0; i < s->nreq; i++)
+        jrep_add_req(rq, s->req[i]);
+    for (unsigned k = 0; k < s->nsteps; k++)
+        for (unsigned i = 0; i < s->steps[k].nreq; i++)
+            jrep_add_req(rq, s->steps[k].req[i]);
+    cJSON *qs = cJSON_AddArrayToObject(o, "quirks");
+    for (unsigned i = 0; i < s->nquirks; i++) {
+        cJSON *q = cJSON_CreateObject();
+        cJSON_AddStringToObject(q, "id", s->quirks[i].id);
+        cJSON_AddStringToObject(q, "text", s->quirks[i].text);
+        cJSON_AddItemToArray(qs, q);
+    }
+    cJSON_AddStringToObject(o, "setup", s->setup);
+    cJSON_AddStringToObject(o, "problems", s->problems);
+    return o;
+}
+
+/* A skipped test: the reason, and its steps, none run. */
+static void test_skipped(cJSON *o, const scenario *s, const char *skip_why)
+{
+    cJSON_AddStringToObject(o, "verdict", "skip");
+    cJSON_AddStringToObject(o, "reason", skip_why);
+    cJSON_AddNumberToObject(o, "duration_ms", 0);
+    cJSON *st = cJSON_AddArrayToObject(o, "steps");
+    static const char *const verbs[] = {"", "open", "send", "expect", "sleep", "close", "abort"};
+    for (unsigned k = 0; k < s->nsteps; k++) {
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddNumberToObject(j, "index", k + 1);
+        cJSON_AddStringToObject(j, "verb", verbs[s->steps[k].verb]);
+        cJSON_AddStringToObject(j, "verdict", "not run");
+        cJSON_AddStringToObject(j, "what", "");
+        cJSON_AddStringToObject(j, "detail", "");
+        cJSON *sr = cJSON_AddArrayToObject(j, "requirements");
+        for (unsigned i = 0; i < s->steps[k].nreq; i++)
+            cJSON_AddItemToArray(sr, cJSON_CreateString(s->steps[k].req[i]));
+        cJSON_AddItemToArray(st, j);
+    }
+    cJSON_AddArrayToObject(o, "findings");
+}
+
+/* A test that ran: the run as mpa-inject reports it, then reshaped. */
+static void test_run(cJSON *o, const scenario *s, const run_result *r, const char *transport,
+                     const char *trace_rel)
+{
+    cJSON *run = play_json_result(s, r, transport);
+    cJSON_AddStringToObject(o, "verdict", run_verdict_str(r->verdict));
+    if (r->verdict == V_FAIL) {
+        char why[1400];
+        if (r->decided_at >= 0)
+            snprintf(why, sizeof why, "step %d: %s: %s", r->decided_at + 1, r->steps[r->decided_at].what,
+                     r->steps[r->decided_at].detail);
+        else
+            snprintf(why, sizeof why, "%s", r->error);
+        cJSON_AddStringToObject(o, "reason", why);
+        if (r->decided_at >= 0)
+            cJSON_AddNumberToObject(o, "decided_at_step", r->decided_at + 1);
+    } else if (r->verdict == V_ERROR) {
+        cJSON_AddStringToObject(o, "reason", r->error);
+    }
+    cJSON_AddNumberToObject(o, "duration_ms", r->total_ms);
+    cJSON_AddStringToObject(o, "device_address", r->remote);
+    cJSON_AddStringToObject(o, "local_address", r->local);
+    static const char *const moved[] = {"steps", "findings", "variables", "octets_sent", "octets_received",
+                                        "unexamined", NULL};
+    for (unsigned i = 0; moved[i]; i++) {
+        cJSON *x = cJSON_DetachItemFromObjectCaseSensitive(run, moved[i]);
+        if (x)
+            cJSON_AddItemToObject(o, moved[i], x);
+    }
+    cJSON_Delete(run);
+    if (trace_rel)
+        cJSON_AddStringToObject(o, "trace", trace_rel);
+}
+
+cJSON *jrep_test(const conf_test *t, const run_result *r, const char *transport, const char *skip_why,
+                 const char *trace_rel)
+{
+    cJSON *o = test_head(t);
+    if (skip_why)
+        test_skipped(o, &t->s, skip_why);
+    else
+        test_run(o, &t->s, r, transport, trace_rel);
+    return o;
+}
+
+void jrep_end(cJSON *doc, const conf_tally *c, double total_ms, int exit_status)
+{
+    cJSON_AddNumberToObject(doc, "duration_ms", total_ms);
+    cJSON *sum = cJSON_AddObjectToObject(doc, "summary");
+    static const char *const keys[] = {"pass", "fail", "error", "skip"};
+    cJSON_AddNumberToObject(sum, "total", c->n[TALLY_TOTAL]);
+    for (int k = 0; k < 4; k++)
+        cJSON_AddNumberToObject(sum, keys[k], c->n[k]);
+    cJSON *ms = cJSON_AddObjectToObject(sum, "mandatory");
+    cJSON_AddNumberToObject(ms, "total", c->m[TALLY_TOTAL]);
+    for (int k = 0; k < 4; k++)
+        cJSON_AddNumberToObject(ms, keys[k], c->m[k]);
+    cJSON_AddNumberToObject(sum, "exit_status", exit_status);
+}
+
+int jrep_write(const cJSON *doc, const char *path, char *err, size_t errlen)
+{
+    char *txt = cJSON_Print(doc);
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    int bad = !f || !txt || fputs(txt, f) < 0 || fputc('\n', f) < 0;
+    if (f && f != stdout && fclose(f))
+        bad = 1;
+    free(txt);
+    if (bad) {
+        snprintf(err, errlen, "%.300s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}

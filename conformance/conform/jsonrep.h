@@ -1,0 +1,51 @@
+/*
+ * mpa-conform's JSON report (docs/mpa-conform-json.md), built as a
+ * cJSON document while the tests run: the run and the device, the
+ * suites, one object per test (its requirements with their catalogue
+ * text, its steps and libmpa's findings as mpa-inject reports them),
+ * the summary.  The JUnit and HTML reports are made from it.
+ */
+#ifndef CONFORM_JSONREP_H
+#define CONFORM_JSONREP_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include <cJSON.h>
+
+#include "play.h"
+#include "run.h"
+#include "suite.h"
+#include "tally.h"
+
+#ifndef MPA_VERSION
+#define MPA_VERSION "0.1.0"
+#endif
+
+/* Adds requirement id to the array arr, once, with its level, clause
+ * and text from libmpa's catalogue ("?" and "" when it has none). */
+void jrep_add_req(cJSON *arr, const char *id);
+
+/* The document's head: tool, version, started (t0, UTC), the device (as
+ * the player resolved its addresses; caps: --caps), the selection (the
+ * -t globs as given), and empty "suites" and "tests" arrays. */
+cJSON *jrep_begin(const play_cfg *pc, const player *P, const char *caps, const char *const *selection,
+                  unsigned nselection, time_t t0);
+
+/* A "suites" entry for the suite of T->v[i]: its name, directory and how
+ * many of its tests are selected (from i on). */
+void jrep_add_suite(cJSON *doc, const conf_tests *T, size_t i);
+
+/* The test object of t: skipped (skip_why, then r is unused) or run (r,
+ * played over transport; trace_rel the trace's name relative to the
+ * report, NULL when there is none). */
+cJSON *jrep_test(const conf_test *t, const run_result *r, const char *transport, const char *skip_why,
+                 const char *trace_rel);
+
+/* duration_ms and the summary (counts and the exit status). */
+void jrep_end(cJSON *doc, const conf_tally *c, double total_ms, int exit_status);
+
+/* The document, indented, to path ("-": stdout).  0, or -1 and err. */
+int jrep_write(const cJSON *doc, const char *path, char *err, size_t errlen);
+
+#endif
