@@ -119,7 +119,7 @@ unit: catalogue-check
 # make fuzz: tshark with the plugin on mutated captures, then libFuzzer.
 fuzz: plugin-fuzz
 
-test: unit capture-unit golden-check audit-golden audit-live audit-robust plugin-golden plugin-robust peer-test utcp-test inject-test raw-test conform-test siw-golden dut-siw fuzz-smoke
+test: layers unit capture-unit golden-check audit-golden audit-live audit-robust plugin-golden plugin-robust peer-test utcp-test inject-test raw-test conform-test siw-golden dut-siw fuzz-smoke
 	@echo "make test: all suites passed"
 
 bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B)/mpa-peer $(B)/mpa-conform
