@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agelist.h"
+
 #define IPF_MAX_LEN 65535u
 #define IPF_MAX_RANGES 1024u /* holes are bounded by 65535/8 anyway; this bounds the work */
 
@@ -31,7 +33,7 @@ typedef struct rset {
 
 typedef struct dgram {
     struct dgram *hnext;       /* hash chain */
-    struct dgram *older, *newer; /* age list */
+    age_node age;                /* in the age list, first fragment first */
     pkt_ip ip;
     uint32_t id;
     uint32_t hash;
@@ -57,7 +59,7 @@ struct ipfrag {
     uint64_t timeout;
     dgram **tab;
     uint32_t tab_mask;
-    dgram *oldest, *newest;
+    age_list ages;
     uint8_t *done_buf; /* the last IPF_DONE's data, freed on the next call */
     size_t done_mem;
     ipfrag_report_fn drop_cb;
@@ -135,14 +137,7 @@ static void dg_free(ipfrag *f, dgram *d, int keep_buf)
     while (*pp != d)
         pp = &(*pp)->hnext;
     *pp = d->hnext;
-    if (d->older)
-        d->older->newer = d->newer;
-    else
-        f->oldest = d->newer;
-    if (d->newer)
-        d->newer->older = d->older;
-    else
-        f->newest = d->older;
+    age_unlink(&f->ages, &d->age);
     f->st.in_flight--;
     size_t bufmem = keep_buf ? d->bufcap : 0;
     f->st.mem -= d->mem - bufmem;
@@ -195,14 +190,16 @@ static void give_up(ipfrag *f, dgram *d, const char *why, uint64_t frame, ipfrag
     dg_free(f, d, 0);
 }
 
+static dgram *oldest(const ipfrag *f) { return AGE_ITEM(f->ages.oldest, dgram, age); }
+
 /* Accounts n more octets to d, giving up the oldest OTHER datagrams
  * while over the cap.  0 when it cannot fit even alone. */
 static int reserve(ipfrag *f, dgram *d, size_t n, uint64_t frame)
 {
     while (f->st.mem + n > f->mem_cap) {
-        dgram *v = f->oldest;
+        dgram *v = oldest(f);
         if (v && v == d)
-            v = v->newer;
+            v = AGE_ITEM(v->age.newer, dgram, age);
         if (!v)
             return 0;
         f->st.evicted++;
@@ -326,7 +323,7 @@ static dgram *dg_new(ipfrag *f, const pkt *p, uint32_t hash, uint64_t ts, uint64
 {
     if (f->st.in_flight >= f->max_dg) {
         f->st.evicted++;
-        give_up(f, f->oldest, "too many datagrams in flight: oldest given up", frame, f->drop_cb, f->drop_user);
+        give_up(f, oldest(f), "too many datagrams in flight: oldest given up", frame, f->drop_cb, f->drop_user);
     }
     if (!reserve(f, NULL, sizeof(dgram), frame))
         return NULL;
@@ -344,12 +341,7 @@ static dgram *dg_new(ipfrag *f, const pkt *p, uint32_t hash, uint64_t ts, uint64
     d->first_frame = d->last_frame = frame;
     d->hnext = f->tab[hash & f->tab_mask];
     f->tab[hash & f->tab_mask] = d;
-    d->older = f->newest;
-    if (f->newest)
-        f->newest->newer = d;
-    else
-        f->oldest = d;
-    f->newest = d;
+    age_append(&f->ages, &d->age);
     f->st.in_flight++;
     return d;
 }
@@ -487,8 +479,7 @@ void ipfrag_expire(ipfrag *f, uint64_t now_ns, ipfrag_report_fn cb, void *user)
 {
     release_done(f);
     int all = now_ns == UINT64_MAX;
-    while (f->oldest && (all || too_old(f, f->oldest, now_ns))) {
-        dgram *d = f->oldest;
+    for (dgram *d; (d = oldest(f)) && (all || too_old(f, d, now_ns));) {
         give_up(f, d, all ? "incomplete at end of input" : "incomplete at timeout", d->last_frame, cb, user);
     }
 }
@@ -509,8 +500,8 @@ void ipfrag_free(ipfrag *f)
     if (!f)
         return;
     release_done(f);
-    while (f->oldest)
-        dg_free(f, f->oldest, 0);
+    for (dgram *d; (d = oldest(f));)
+        dg_free(f, d, 0);
     free(f->tab);
     free(f);
 }

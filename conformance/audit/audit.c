@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agelist.h"
 #include "ipfrag.h"
 #include "mpaconn.h"
 #include "pkt.h"
@@ -54,7 +55,7 @@ struct conn {
     key k;             /* canonical: side 0 sorts first */
     int client_side;   /* which side of k is the client (dir 0) */
     conn *hnext;       /* hash chain */
-    conn *lprev, *lnext; /* activity list, least recent first */
+    age_node age;      /* in the activity list, least recently active first */
     mc_conn *mc;
     /* stream offset -> frame tag, per direction */
     fref ring[2][FRAME_RING];
@@ -84,7 +85,7 @@ struct audit {
     /* connections */
     conn **ht;
     size_t hsize, nopen;
-    conn *lhead, *ltail;
+    age_list active;   /* open connections, least recently active first */
     mc_shared sh;                /* memory shared by all connections (--mem-cap) */
     char cap_desc[48];
     ipfrag *frag;
@@ -99,6 +100,9 @@ struct audit {
     uint64_t sweep_at;
     char msg[512];
 };
+
+static conn *least_active(const audit *a) { return AGE_ITEM(a->active.oldest, conn, age); }
+static conn *more_active(const conn *c) { return AGE_ITEM(c->age.newer, conn, age); }
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -403,9 +407,9 @@ static void on_starting(void *user)
     if (a->nmpa >= a->o.max_mpa) {
         /* Too many MPA connections at once: the least recently active
          * one is reported now. */
-        conn *old = a->lhead;
+        conn *old = least_active(a);
         while (old && (old == c || mc_get_state(old->mc) != MC_MPA))
-            old = old->lnext;
+            old = more_active(old);
         if (old) {
             a->st.evicted++;
             if (!a->mpa_limit_done) {
@@ -446,30 +450,6 @@ static uint64_t key_hash(const key *k)
         h ^= h >> 31;
     }
     return h;
-}
-
-static void lru_unlink(audit *a, conn *c)
-{
-    if (c->lprev)
-        c->lprev->lnext = c->lnext;
-    else
-        a->lhead = c->lnext;
-    if (c->lnext)
-        c->lnext->lprev = c->lprev;
-    else
-        a->ltail = c->lprev;
-    c->lprev = c->lnext = NULL;
-}
-
-static void lru_append(audit *a, conn *c)
-{
-    c->lprev = a->ltail;
-    c->lnext = NULL;
-    if (a->ltail)
-        a->ltail->lnext = c;
-    else
-        a->lhead = c;
-    a->ltail = c;
 }
 
 static void ht_remove(audit *a, conn *c)
@@ -517,7 +497,7 @@ static void conn_free(audit *a, conn *c)
 static void conn_close(audit *a, conn *c, const char *why)
 {
     ht_remove(a, c);
-    lru_unlink(a, c);
+    age_unlink(&a->active, &c->age);
     a->nopen--;
     c->pub.closed = why;
     mc_close(c->mc, a->cur_tag);
@@ -589,14 +569,14 @@ static mc_cfg conn_cfg(const audit *a, const key *k, int client_side)
 
 static conn *conn_new(audit *a, const key *k, int client_side, uint64_t ts)
 {
-    if (a->nopen >= a->o.max_conns && a->lhead) {
+    if (a->nopen >= a->o.max_conns && least_active(a)) {
         /* Make room: a connection that is not MPA if one of the least
          * recently active is, else the least recently active. */
-        conn *old = a->lhead;
+        conn *old = least_active(a);
         for (int i = 0; i < 64 && old && mc_get_state(old->mc) == MC_MPA; i++)
-            old = old->lnext;
+            old = more_active(old);
         if (!old || mc_get_state(old->mc) == MC_MPA)
-            old = a->lhead;
+            old = least_active(a);
         /* Say so for MPA connections, and for undecided ones too: one
          * may still turn out to speak MPA and would be audited without
          * its SYN (a flood of half-open connections went unmentioned). */
@@ -641,7 +621,7 @@ static conn *conn_new(audit *a, const key *k, int client_side, uint64_t ts)
     size_t h2 = key_hash(k) & (a->hsize - 1);
     c->hnext = a->ht[h2];
     a->ht[h2] = c;
-    lru_append(a, c);
+    age_append(&a->active, &c->age);
     a->nopen++;
     if (a->nopen > a->st.open_peak)
         a->st.open_peak = a->nopen;
@@ -660,8 +640,8 @@ static conn *conn_find(audit *a, const key *k)
 /* Close connections silent for longer than the idle time. */
 static void sweep(audit *a, uint64_t now)
 {
-    while (a->lhead && now > a->lhead->pub.last_ts && now - a->lhead->pub.last_ts > a->o.idle_ns)
-        conn_close(a, a->lhead, "idle");
+    for (conn *c; (c = least_active(a)) && now > c->pub.last_ts && now - c->pub.last_ts > a->o.idle_ns;)
+        conn_close(a, c, "idle");
 }
 
 /* ---- packets --------------------------------------------------------- */
@@ -708,8 +688,8 @@ static void tcp_packet(audit *a, const pkt *p, uint64_t ts)
         if (!c)
             return;
     }
-    lru_unlink(a, c);
-    lru_append(a, c);
+    age_unlink(&a->active, &c->age);
+    age_append(&a->active, &c->age);
     c->pub.last_file = a->cur_file;
     c->pub.last_frame = a->cur_frame;
     c->pub.last_ts = ts;
@@ -871,8 +851,8 @@ unsigned audit_nfiles(const audit *a) { return a->nfiles; }
 void audit_finish(audit *a)
 {
     ipfrag_expire(a->frag, UINT64_MAX, frag_report, a);
-    while (a->lhead)
-        conn_close(a, a->lhead, "capture ended");
+    for (conn *c; (c = least_active(a));)
+        conn_close(a, c, "capture ended");
     const ipfrag_stats *fs = ipfrag_get_stats(a->frag);
     a->st.frag_dropped += fs->dropped;
     a->st.ooo_peak = a->sh.budget.peak;
@@ -891,9 +871,8 @@ void audit_free(audit *a)
 {
     if (!a)
         return;
-    while (a->lhead) {
-        conn *c = a->lhead;
-        lru_unlink(a, c);
+    for (conn *c; (c = least_active(a));) {
+        age_unlink(&a->active, &c->age);
         conn_free(a, c);
     }
     free(a->ht);

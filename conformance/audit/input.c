@@ -76,6 +76,20 @@ static void progress_show(progress *pg, int final)
     fflush(stderr);
 }
 
+/* The BPF filter (none when NULL); -1 when it does not compile (said). */
+static int set_filter(pcap_t *p, const char *filter)
+{
+    if (!filter)
+        return 0;
+    struct bpf_program prog;
+    if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 || pcap_setfilter(p, &prog) < 0) {
+        fprintf(stderr, "mpa-audit: filter \"%s\": %s\n", filter, pcap_geterr(p));
+        return -1;
+    }
+    pcap_freecode(&prog);
+    return 0;
+}
+
 /* ---- reading ----------------------------------------------------------- */
 
 /* libpcap answers with DLT_ values; the packet parser speaks the file
@@ -252,14 +266,9 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
             fclose(fp);
         return 2;
     }
-    if (filter) {
-        struct bpf_program prog;
-        if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 || pcap_setfilter(p, &prog) < 0) {
-            fprintf(stderr, "mpa-audit: filter \"%s\": %s\n", filter, pcap_geterr(p));
-            pcap_close(p);
-            return 3;
-        }
-        pcap_freecode(&prog);
+    if (set_filter(p, filter)) {
+        pcap_close(p);
+        return 3;
     }
     audit_begin_file(a, name, linktype_of(p));
     progress pg = {o->progress && size >= (32 << 20) && isatty(2), size, input_now(), 0, fp};
@@ -331,14 +340,9 @@ int input_live(audit *a, const char *iface, const input_opts *o)
         pcap_close(p);
         return 2;
     }
-    if (filter) {
-        struct bpf_program prog;
-        if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 || pcap_setfilter(p, &prog) < 0) {
-            fprintf(stderr, "mpa-audit: filter \"%s\": %s\n", filter, pcap_geterr(p));
-            pcap_close(p);
-            return 2;
-        }
-        pcap_freecode(&prog);
+    if (set_filter(p, filter)) {
+        pcap_close(p);
+        return 2;
     }
     /* Said once the capture is running (scripts wait for this line). */
     fprintf(stderr, "mpa-audit: capturing on %s%s%s%s; interrupt (Ctrl-C) to end and report\n", iface,
