@@ -1,20 +1,51 @@
 # libmpa and the iWARP MPA toolkit.  See README.md.
 #
-#   make            libmpa (static + shared) and the programs
-#   make test       every test: unit tests under ASan+UBSan, fuzz smoke runs
-#   make bench      throughput figures (printed, never asserted)
-#   make fuzz       libFuzzer targets for FUZZ_SECONDS each (default 600)
-#   make deps       install Debian build dependencies (scripts/deps.sh)
+#   make                 libmpa (static and shared), the programs, the Wireshark plugin
+#   make check           the fast tests (a few minutes): unit tests, goldens, the plugin in tshark
+#   make test            every test (the README's test command; CI runs it)
+#   make install         into $(DESTDIR)$(PREFIX) (default /usr/local); make uninstall
+#   make deb             the Debian packages, in build/deb/ (make deb-test checks them)
+#   make bench           throughput figures (printed, never asserted)
+#   make fuzz            libFuzzer targets for FUZZ_SECONDS each (default 600)
+#   make deps            install the Debian build dependencies (scripts/deps.sh)
+#
+# The user's CC, CFLAGS, CPPFLAGS and LDFLAGS are taken from the
+# environment or the command line and appended to, never replaced, on
+# every object and link of the products (libmpa, the programs, the
+# plugin): so dpkg-buildflags' hardening reaches them all.  Warnings are
+# not errors in a user's build (a newer compiler may warn of new things);
+# the project's tests build their own objects with -Werror, and
+# `make werror` builds the products with it (make check and make test
+# run it).
 
+VERSION := $(shell cat VERSION)
+SOVERSION := 0
 CC      ?= cc
 CLANG   ?= clang-14
-OPT     ?= -O2
-WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS  ?= -O2 -g
+CPPFLAGS ?=
+LDFLAGS ?=
+WERROR  ?=
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CSTD    := -std=c11
-CFLAGS  ?= $(OPT) -g
-ALLCFLAGS := $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc -fPIC
-TESTCFLAGS := $(CSTD) $(WARN) -O1 -g -Iinclude -Isrc -Itests -D_DEFAULT_SOURCE \
+VERSION_DEF := -DMPA_VERSION='"$(VERSION)"'
+# The products' compile flags: the project's, then the user's.
+PCFLAGS = $(CSTD) $(WARN) $(WERROR) -D_DEFAULT_SOURCE $(CPPFLAGS) $(CFLAGS)
+# libmpa: libc only, no feature macros.
+ALLCFLAGS = $(CSTD) $(WARN) $(WERROR) $(VERSION_DEF) -Iinclude -Isrc -fPIC $(CPPFLAGS) $(CFLAGS)
+TESTCFLAGS := $(CSTD) $(WARN) -Werror -O1 -g -Iinclude -Isrc -Itests -D_DEFAULT_SOURCE $(VERSION_DEF) \
               -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+# Where make install puts things.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# The conformance suites, where mpa-conform finds them by default.
+SUITEDIR   ?= $(DATADIR)/mpa-toolkit/suites
 
 B        := build
 LIB_SRCS := $(sort $(wildcard src/*.c))
@@ -26,14 +57,14 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
 TOOLS     := $(B)/mpa-decode $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids $(B)/mpa-replay
 
 # $(call c_library,NAME,DIR,FLAGS): the static library $(B)/libNAME.a of
-# DIR/*.c (compiled with FLAGS and -D_DEFAULT_SOURCE) and
+# DIR/*.c (compiled with $(PCFLAGS) and FLAGS) and
 # $(B)/libNAME-asan.a, the same under ASan+UBSan for the tests; objects
 # in $(B)/DIR/ and $(B)/DIR-asan/, rebuilt when DIR/*.h or libmpa's
 # headers change.  Used with $(eval) by the libraries' .mk files.
 define c_library
 $(B)/$(2)/%.o: $(2)/%.c $(wildcard $(2)/*.h) $(LIB_HDRS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CSTD) $$(WARN) $$(CFLAGS) -D_DEFAULT_SOURCE $(3) -c $$< -o $$@
+	$$(CC) $$(PCFLAGS) $(3) -c $$< -o $$@
 $(B)/$(2)-asan/%.o: $(2)/%.c $(wildcard $(2)/*.h) $(LIB_HDRS)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(TESTCFLAGS) $(3) -c $$< -o $$@
@@ -46,12 +77,14 @@ $(B)/lib$(1)-asan.a: $(patsubst $(2)/%.c,$(B)/$(2)-asan/%.o,$(wildcard $(2)/*.c)
 endef
 
 # The libraries under the programs (each .mk says what it builds).
+include util/util.mk
 include wire/wire.mk
 include corpus/corpus.mk
 include capture/capture.mk
 
 .PHONY: all lib test unit capture-unit audit-golden golden-audit audit-live fuzz-smoke fuzz bench clean deps demo
-all: lib $(TOOLS) plugin $(B)/mpa-inject $(B)/mpa-peer $(B)/mpa-conform
+PROGRAMS := $(B)/mpa-audit $(B)/mpa-capgen $(B)/mpa-decode $(B)/mpa-inject $(B)/mpa-peer $(B)/mpa-conform
+all: lib $(PROGRAMS) $(TOOLS) plugin
 lib: $(B)/libmpa.a $(B)/libmpa.so
 
 $(B)/obj/%.o: src/%.c $(LIB_HDRS)
@@ -66,8 +99,17 @@ $(B)/libmpa.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/libmpa.so: $(LIB_OBJS)
-	$(CC) -shared -o $@ $^
+# The shared library: libmpa.so.0 (SONAME), exporting only the public
+# mpa_* API (src/libmpa.map); libmpa.so for linking.
+$(B)/libmpa.so.$(VERSION): $(LIB_OBJS) src/libmpa.map
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,libmpa.so.$(SOVERSION) -Wl,--version-script=src/libmpa.map \
+	    -o $@ $(LIB_OBJS)
+
+$(B)/libmpa.so.$(SOVERSION): $(B)/libmpa.so.$(VERSION)
+	ln -sf libmpa.so.$(VERSION) $@
+
+$(B)/libmpa.so: $(B)/libmpa.so.$(SOVERSION)
+	ln -sf libmpa.so.$(SOVERSION) $@
 
 $(B)/libmpa-asan.a: $(ASAN_OBJS)
 	@rm -f $@
@@ -78,8 +120,8 @@ $(B)/test/%: tests/unit/%.c tests/t.h $(CORPUS_HDRS) $(WIRE_HDRS) $(UNIT_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TESTCFLAGS) $(CORPUS_CFLAGS) $(WIRE_CFLAGS) $< -o $@ $(UNIT_LIBS)
 
-$(B)/mpa-decode: tools/mpa-decode.c $(B)/libmpa.a
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $< -o $@ $(B)/libmpa.a
+$(B)/mpa-decode: tools/mpa-decode.c $(UTIL_HDRS) $(B)/libmpautil.a $(B)/libmpa.a
+	$(CC) $(PCFLAGS) -Iinclude $(UTIL_CFLAGS) $< -o $@ $(LDFLAGS) $(B)/libmpautil.a $(B)/libmpa.a
 
 unit: $(UNIT_BINS)
 	@scripts/run-tests.sh $(UNIT_BINS)
@@ -99,8 +141,8 @@ include tests/fuzz/fuzz.mk
 # it; catalogue-check, run by `make unit`, fails while the committed file
 # differs from what the generator writes.
 .PHONY: catalogue catalogue-check
-$(B)/mpa-catalogue: tools/mpa-catalogue.c $(INJ_HDRS) $(B)/libinject.a $(B)/libmpawire.a $(B)/libmpa.a
-	$(CC) $(INJ_CFLAGS) tools/mpa-catalogue.c -o $@ $(B)/libinject.a $(INJ_LIBS)
+$(B)/mpa-catalogue: tools/mpa-catalogue.c $(INJ_HDRS) $(B)/libinject.a $(B)/libmpawire.a $(B)/libmpautil.a $(B)/libmpa.a
+	$(CC) $(INJ_CFLAGS) tools/mpa-catalogue.c -o $@ $(LDFLAGS) $(B)/libinject.a $(INJ_LIBS)
 
 catalogue: $(B)/mpa-catalogue
 	$(B)/mpa-catalogue -o docs/requirements.md
@@ -137,12 +179,12 @@ bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B
 	@sh scripts/bench-conform.sh
 
 $(B)/mpa-bench: bench/mpa-bench.c $(CORPUS_HDRS) $(WIRE_HDRS) $(B)/libmpacorpus.a $(B)/libmpawire.a $(B)/libmpa.a
-	$(CC) $(CSTD) $(WARN) -O2 -g -D_DEFAULT_SOURCE -Iinclude $(CORPUS_CFLAGS) $(WIRE_CFLAGS) $< -o $@ \
+	$(CC) $(PCFLAGS) -Iinclude $(CORPUS_CFLAGS) $(WIRE_CFLAGS) $< -o $@ \
 	    $(B)/libmpacorpus.a $(B)/libmpawire.a $(B)/libmpa.a
 
 # Live capture: mpa-audit -i lo on scenarios played over real sockets.
 $(B)/mpa-replay: tests/audit/replay.c $(CORPUS_HDRS) $(B)/libmpacorpus.a $(B)/libmpa.a
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $(CORPUS_CFLAGS) $< -o $@ $(B)/libmpacorpus.a $(B)/libmpa.a
+	$(CC) $(PCFLAGS) -Iinclude $(CORPUS_CFLAGS) $< -o $@ $(B)/libmpacorpus.a $(B)/libmpa.a
 
 audit-live: $(B)/mpa-audit $(B)/mpa-replay $(B)/jsonids
 	@scripts/live-audit.sh
@@ -157,7 +199,7 @@ clean:
 # regenerates the inputs, `make golden` the expected outputs: review the
 # diff before committing either.
 $(B)/mpa-gen-demo: tools/mpa-gen-demo.c $(CORPUS_HDRS) $(B)/libmpacorpus.a $(B)/libmpa.a
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $(CORPUS_CFLAGS) $< -o $@ $(B)/libmpacorpus.a $(B)/libmpa.a
+	$(CC) $(PCFLAGS) -Iinclude $(CORPUS_CFLAGS) $< -o $@ $(B)/libmpacorpus.a $(B)/libmpa.a
 
 demo-streams: $(B)/mpa-gen-demo
 	$(B)/mpa-gen-demo captures/demo

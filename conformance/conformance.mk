@@ -23,7 +23,7 @@ AUDIT_OBJS := $(patsubst conformance/audit/%.c,$(B)/audit/%.o,$(AUDIT_SRCS))
 GEN_SRCS := $(sort $(wildcard conformance/gen/*.c))
 GEN_HDRS := $(wildcard conformance/gen/*.h)
 
-AUDIT_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Icapture -Iconformance/audit $(EXT_CFLAGS)
+AUDIT_CFLAGS = $(PCFLAGS) -Iinclude -Icapture -Iconformance/audit $(UTIL_CFLAGS) $(EXT_CFLAGS)
 
 $(B)/audit/%.o: conformance/audit/%.c $(AUDIT_HDRS) $(CAP_HDRS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
@@ -33,12 +33,15 @@ $(B)/libaudit.a: $(AUDIT_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/mpa-capgen: $(GEN_SRCS) $(GEN_HDRS) $(WIRE_HDRS) $(CORPUS_HDRS) $(B)/libmpawire.a $(B)/libmpacorpus.a $(B)/libmpa.a
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $(WIRE_CFLAGS) $(CORPUS_CFLAGS) -Iconformance/gen \
-	    $(GEN_SRCS) -o $@ $(B)/libmpawire.a $(B)/libmpacorpus.a $(B)/libmpa.a
+$(B)/mpa-capgen: $(GEN_SRCS) $(GEN_HDRS) $(WIRE_HDRS) $(CORPUS_HDRS) $(UTIL_HDRS) $(B)/libmpawire.a \
+                 $(B)/libmpacorpus.a $(B)/libmpautil.a $(B)/libmpa.a
+	$(CC) $(PCFLAGS) -Iinclude $(WIRE_CFLAGS) $(CORPUS_CFLAGS) $(UTIL_CFLAGS) -Iconformance/gen \
+	    $(GEN_SRCS) -o $@ $(LDFLAGS) $(B)/libmpawire.a $(B)/libmpacorpus.a $(B)/libmpautil.a $(B)/libmpa.a
 
-$(B)/mpa-audit: conformance/mpa-audit.c $(AUDIT_HDRS) $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpa.a
-	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpa.a $(EXT_LIBS)
+$(B)/mpa-audit: conformance/mpa-audit.c $(AUDIT_HDRS) $(UTIL_HDRS) $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpautil.a \
+                $(B)/libmpa.a
+	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(LDFLAGS) $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpautil.a $(B)/libmpa.a \
+	    $(EXT_LIBS)
 
 # The JSON contract checker used by the golden tests.
 $(B)/jsonids: tests/audit/jsonids.c tests/util/slurp.h $(B)/libmpa.a

@@ -17,9 +17,9 @@
 
 #include "audit.h"
 #include "input.h"
+#include "prog.h"
 #include "report.h"
 
-#define VERSION "0.2"
 
 static const char usage[] =
     "usage: mpa-audit [options] FILE...        audit pcap/pcapng files (- reads stdin)\n"
@@ -276,7 +276,7 @@ static void parse_args(int argc, char **argv, cli *c)
             fputs(usage, stdout);
             exit(0);
         case O_VERSION:
-            printf("mpa-audit %s (libpcap: %s)\n", VERSION, input_lib_version());
+            prog_version(input_lib_version());
             exit(0);
         case ':':
             die_usage("%s needs a value", argv[optind - 1]);
@@ -347,11 +347,7 @@ static int run(const cli *c)
         fail |= s->severity[sev] > 0;
     audit_free(a);
     report_free(rep);
-    if (out != stdout && fclose(out) != 0) {
-        fprintf(stderr, "mpa-audit: %s: %s\n", c->outfile, strerror(errno));
-        return 2;
-    }
-    if (fflush(stdout) != 0)
+    if (prog_fclose(out, out == stdout ? "standard output" : c->outfile) != 0)
         return 2;
     if (rc)
         return rc;
@@ -361,6 +357,7 @@ static int run(const cli *c)
 int main(int argc, char **argv)
 {
     cli c;
+    prog_init("mpa-audit");
     parse_args(argc, argv, &c);
     return run(&c);
 }

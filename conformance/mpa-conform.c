@@ -23,6 +23,7 @@
 #include "junit.h"
 #include "plan.h"
 #include "play.h"
+#include "prog.h"
 #include "reports.h"
 #include "testrun.h"
 #include "scen.h"
@@ -156,7 +157,7 @@ static int parse_args(int argc, char **argv, cli *c)
         case 'q': c->quiet = 1; break;
         case 'v': c->verbose = 1; break;
         case 'h': usage(stdout); return 0;
-        case O_VERSION: printf("mpa-conform %s\n", MPA_VERSION); return 0;
+        case O_VERSION: prog_version(NULL); return 0;
         default: usage(stderr); return 2;
         }
     }
@@ -349,6 +350,7 @@ static int conform(cli *c, conf_tests *T, int argc, char **argv)
 int main(int argc, char **argv)
 {
     cli c;
+    prog_init("mpa-conform");
     int rc = parse_args(argc, argv, &c);
     if (rc < 0) {
         conf_tests T = {0};

@@ -12,12 +12,11 @@
 WS_CFLAGS    := $(shell pkg-config --cflags wireshark 2>/dev/null)
 WS_LIBS      := $(shell pkg-config --libs wireshark 2>/dev/null)
 WS_PLUGINDIR := $(shell pkg-config --variable=plugindir wireshark 2>/dev/null)
-IWMPA_VERSION := 0.1.0
 
 DISS_SRCS := dissector/plugin.c dissector/packet-iwmpa.c dissector/iwmpa-track.c
 DISS_OBJS := $(patsubst dissector/%.c,$(B)/dissector/%.o,$(DISS_SRCS))
-DISS_CFLAGS := -std=gnu11 $(WARN) -O2 -g -fPIC -fvisibility=hidden -DIWMPA_VERSION='"$(IWMPA_VERSION)"' \
-               $(WS_CFLAGS) -Iinclude -Icapture -Idissector
+DISS_CFLAGS = -std=gnu11 $(WARN) $(WERROR) -DIWMPA_VERSION='"$(VERSION)"' $(WS_CFLAGS) -Iinclude -Icapture \
+              -Idissector $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden
 
 $(B)/dissector/%.o: dissector/%.c dissector/iwmpa.h $(CAP_HDRS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
@@ -27,8 +26,8 @@ $(B)/dissector/%.o: dissector/%.c dissector/iwmpa.h $(CAP_HDRS) $(LIB_HDRS)
 # Only Wireshark's plugin entry points are exported (dissector/plugin.map):
 # libmpa and the capture layer are linked in whole but stay private.
 $(B)/dissector/iwmpa.so: $(DISS_OBJS) $(B)/libmpacap.a $(B)/libmpa.a dissector/plugin.map
-	$(CC) -shared -Wl,--version-script=dissector/plugin.map -o $@ $(DISS_OBJS) $(B)/libmpacap.a $(B)/libmpa.a \
-	    $(WS_LIBS)
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,--version-script=dissector/plugin.map -o $@ $(DISS_OBJS) \
+	    $(B)/libmpacap.a $(B)/libmpa.a $(WS_LIBS)
 
 .PHONY: plugin install
 plugin: $(B)/dissector/iwmpa.so
@@ -55,7 +54,7 @@ install: $(B)/dissector/iwmpa.so
 # Reads tshark's -T json and mpa-audit's --json for plugin-golden.sh.
 $(B)/iwjson: dissector/tests/iwjson.c tests/util/slurp.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) $(CJSON_CFLAGS) -Itests $< -o $@ $(CJSON_LIBS)
+	$(CC) $(PCFLAGS) $(CJSON_CFLAGS) -Itests $< -o $@ $(CJSON_LIBS)
 
 plugin-golden: $(B)/dissector/iwmpa.so $(B)/mpa-audit $(B)/iwjson
 	@scripts/plugin-golden.sh

@@ -9,8 +9,9 @@
 #include <ws_version.h>
 
 
+/* The toolkit's version (the VERSION file), from the build. */
 #ifndef IWMPA_VERSION
-#define IWMPA_VERSION "0.1.0"
+#error "IWMPA_VERSION is defined by the build from the VERSION file"
 #endif
 
 WS_DLL_PUBLIC_DEF const gchar plugin_version[] = IWMPA_VERSION;

@@ -29,27 +29,28 @@ INJ_HDRS := $(wildcard injector/inject/*.h)
 # the scenario parser alone (scen*.c: cJSON and libmpa only)
 INJ_SCEN_SRCS := $(sort $(wildcard injector/inject/scen*.c))
 NET_LIBS := $(shell pkg-config --libs libnet 2>/dev/null || echo -lnet)
-INJ_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Iinjector/inject $(WIRE_CFLAGS) $(EXT_CFLAGS)
-INJ_TESTCFLAGS := -Iinjector/inject $(TESTCFLAGS) $(WIRE_CFLAGS) $(EXT_CFLAGS)
+INJ_CFLAGS = $(PCFLAGS) -Iinclude -Iinjector/inject $(WIRE_CFLAGS) $(UTIL_CFLAGS) $(EXT_CFLAGS)
+INJ_TESTCFLAGS := -Iinjector/inject $(TESTCFLAGS) $(WIRE_CFLAGS) $(UTIL_CFLAGS) $(EXT_CFLAGS)
 # What a program on libinject links after it, in order.
-INJ_LIBS := $(B)/libmpawire.a $(B)/libmpa.a $(EXT_LIBS) $(NET_LIBS)
-INJ_ASAN_LIBS := $(B)/libmpawire-asan.a $(B)/libmpa-asan.a $(EXT_LIBS) $(NET_LIBS)
-PEER_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude -Iinjector/peer
+INJ_LIBS := $(B)/libmpawire.a $(B)/libmpautil.a $(B)/libmpa.a $(EXT_LIBS) $(NET_LIBS)
+INJ_ASAN_LIBS := $(B)/libmpawire-asan.a $(B)/libmpautil-asan.a $(B)/libmpa-asan.a $(EXT_LIBS) $(NET_LIBS)
+PEER_CFLAGS = $(PCFLAGS) -Iinclude -Iinjector/peer $(UTIL_CFLAGS)
 
 $(eval $(call c_library,inject,injector/inject,-Iinclude -Iinjector/inject $(WIRE_CFLAGS) $(EXT_CFLAGS)))
 
-$(B)/mpa-inject: injector/mpa-inject.c $(INJ_HDRS) $(B)/libinject.a $(B)/libmpawire.a $(B)/libmpa.a
-	$(CC) $(INJ_CFLAGS) injector/mpa-inject.c -o $@ $(B)/libinject.a $(INJ_LIBS)
+$(B)/mpa-inject: injector/mpa-inject.c $(INJ_HDRS) $(UTIL_HDRS) $(B)/libinject.a $(B)/libmpawire.a $(B)/libmpautil.a \
+                 $(B)/libmpa.a
+	$(CC) $(INJ_CFLAGS) injector/mpa-inject.c -o $@ $(LDFLAGS) $(B)/libinject.a $(INJ_LIBS)
 
-$(B)/mpa-inject-asan: injector/mpa-inject.c $(INJ_HDRS) $(B)/libinject-asan.a $(B)/libmpawire-asan.a \
-                      $(B)/libmpa-asan.a
+$(B)/mpa-inject-asan: injector/mpa-inject.c $(INJ_HDRS) $(UTIL_HDRS) $(B)/libinject-asan.a $(B)/libmpawire-asan.a \
+                      $(B)/libmpautil-asan.a $(B)/libmpa-asan.a
 	$(CC) $(INJ_TESTCFLAGS) injector/mpa-inject.c -o $@ $(B)/libinject-asan.a $(INJ_ASAN_LIBS)
 
-$(B)/mpa-peer: $(PEER_SRCS) $(PEER_HDRS) $(B)/libmpa.a
-	$(CC) $(PEER_CFLAGS) $(PEER_SRCS) -o $@ $(B)/libmpa.a
+$(B)/mpa-peer: $(PEER_SRCS) $(PEER_HDRS) $(UTIL_HDRS) $(B)/libmpautil.a $(B)/libmpa.a
+	$(CC) $(PEER_CFLAGS) $(PEER_SRCS) -o $@ $(LDFLAGS) $(B)/libmpautil.a $(B)/libmpa.a
 
 $(B)/jget: tests/util/jget.c tests/util/slurp.h
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Itests $(EXT_CFLAGS) $< -o $@ $(CJSON_LIBS) -lm
+	$(CC) $(PCFLAGS) -Itests $(EXT_CFLAGS) $< -o $@ $(CJSON_LIBS) -lm
 
 # ---- tests ------------------------------------------------------------------
 #   peer-test         mpa-peer against itself on the loopback, judged by

@@ -11,10 +11,8 @@
 
 #include "batch.h"
 #include "netns.h"
+#include "prog.h"
 
-#ifndef MPA_VERSION
-#define MPA_VERSION "0.1.0"
-#endif
 
 static void usage(FILE *f)
 {
@@ -75,6 +73,7 @@ static void free_defs(void)
 
 int main(int argc, char **argv)
 {
+    prog_init("mpa-inject");
     static const struct option lo[] = {
         {"target", required_argument, NULL, 't'}, {"listen", required_argument, NULL, 'l'},
         {"bind", required_argument, NULL, O_BIND}, {"lab", required_argument, NULL, O_LAB},
@@ -136,7 +135,7 @@ int main(int argc, char **argv)
         case O_CHECK: b.check = 1; break;
         case O_SET: defs[b.ndefs++] = optarg; break;
         case 'h': usage(stdout); return 0;
-        case O_VERSION: printf("mpa-inject %s\n", MPA_VERSION); return 0;
+        case O_VERSION: prog_version(NULL); return 0;
         default: usage(stderr); return 2;
         }
     }

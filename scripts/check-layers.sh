@@ -17,6 +17,7 @@ declare -A MAY
 order=(
     include
     src
+    util
     wire
     capture
     corpus
@@ -36,22 +37,23 @@ order=(
 )
 MAY[include]=""
 MAY[src]="include"
+MAY[util]="include"
 MAY[wire]="include"
 MAY[capture]="include"
 MAY[corpus]="include wire"
 MAY[injector/inject]="include wire"
-MAY[injector/peer]="include"
-MAY[injector]="include wire injector/inject"
+MAY[injector/peer]="include util"
+MAY[injector]="include wire injector/inject util"
 MAY[conformance/audit]="include capture"
-MAY[conformance/gen]="include wire corpus"
+MAY[conformance/gen]="include wire corpus util"
 MAY[conformance/conform]="include injector/inject"
-MAY[conformance]="include capture conformance/audit conformance/conform injector/inject"
+MAY[conformance]="include capture conformance/audit conformance/conform injector/inject util"
 MAY[dissector]="include capture"
-MAY[tools]="include corpus injector/inject"
+MAY[tools]="include corpus injector/inject util"
 MAY[bench]="include wire corpus"
 MAY[dut]="include"
 # Tests may use every layer; no layer may use tests.
-MAY[tests]="include src wire capture corpus injector/inject injector/peer injector conformance/audit conformance/gen conformance/conform conformance dissector tools bench dut"
+MAY[tests]="include src util wire capture corpus injector/inject injector/peer injector conformance/audit conformance/gen conformance/conform conformance dissector tools bench dut"
 MAY[dissector/tests]="${MAY[tests]} tests"
 
 if [ "${1:-}" = "--table" ]; then

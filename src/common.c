@@ -1,5 +1,12 @@
-/* libmpa common helpers: library status names. */
+/* libmpa common helpers: library status names, the version. */
 #include "mpa/common.h"
+
+/* The Makefile takes it from the VERSION file. */
+#ifndef MPA_VERSION
+#error "MPA_VERSION is defined by the build from the VERSION file"
+#endif
+
+const char *mpa_version(void) { return MPA_VERSION; }
 
 const char *mpa_status_str(mpa_status st)
 {

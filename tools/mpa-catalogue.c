@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 
 #include "mpa/findings.h"
+#include "prog.h"
 #include "scen.h"
 
 /* The table in its order: a section heading, or a rule. */
@@ -324,6 +325,7 @@ int main(int argc, char **argv)
 {
     const char *out = NULL, *suites = "conformance/suites";
     int tsv = 0;
+    prog_init("mpa-catalogue");
     enum { O_SUITES = 256, O_TSV };
     static const struct option opts[] = {{"suites", required_argument, NULL, O_SUITES},
                                          {"tsv", no_argument, NULL, O_TSV},

@@ -8,7 +8,8 @@
  *     B <hex octets>      octets sent by endpoint B (direction 1)
  *     A FIN | A RST       A closed (likewise B)
  * Blank lines and lines starting with '#' are ignored; hex may contain
- * spaces.  This is the demo front end until mpa-audit reads pcap files.
+ * spaces.  A demo of the library on recorded streams (captures/demo/);
+ * captures are mpa-audit's.
  *
  * Exit status: 0 no finding at or above --fail-on (default error),
  * 1 otherwise, 2 unusable input or usage.
@@ -22,6 +23,7 @@
 #include "mpa/describe.h"
 #include "mpa/feed.h"
 #include "mpa/stream.h"
+#include "prog.h"
 
 typedef struct seg {
     int dir;
@@ -46,6 +48,7 @@ static void usage(FILE *o)
             "  --emss-a N, --emss-b N EMSS of A's / B's sender (enables the MULPDU check)\n"
             "  --fail-on LEVEL    error (default), warning, note or never\n"
             "  -h, --help\n"
+            "  --version\n"
             "Input lines: 'A <hex>', 'B <hex>', 'A FIN', 'B RST', '# comment'.\n");
 }
 
@@ -182,22 +185,31 @@ static int parse_num(const char *opt, const char *v, unsigned long long max, uns
     return 0;
 }
 
-int main(int argc, char **argv)
-{
-    ctx_t c;
-    memset(&c, 0, sizeof c);
+/* What the command line asks for. */
+typedef struct opts {
     mpa_stream_cfg cfg;
-    memset(&cfg, 0, sizeof cfg);
-    unsigned long long split = 0, v;
-    int fail_on = MPA_SEV_ERROR; /* 3 = never */
-    const char *path = NULL;
+    unsigned long long split;
+    int fail_on; /* an mpa_severity; 3: never */
+    int quiet;
+    const char *path;
+} opts;
+
+/* 0 to go on, else the exit status (after --help, --version or a usage error). */
+static int parse_args(int argc, char **argv, opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->fail_on = MPA_SEV_ERROR;
+    unsigned long long v;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            return 0;
+            return -1;
+        } else if (!strcmp(a, "--version")) {
+            prog_version(NULL);
+            return -1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            c.quiet = 1;
+            o->quiet = 1;
         } else if (!strcmp(a, "--split") || !strcmp(a, "--isn-a") || !strcmp(a, "--isn-b") ||
                    !strcmp(a, "--emss-a") || !strcmp(a, "--emss-b")) {
             const char *val = i + 1 < argc ? argv[++i] : NULL;
@@ -205,25 +217,25 @@ int main(int argc, char **argv)
             if (parse_num(a, val, max, &v) < 0)
                 return 2;
             if (!strcmp(a, "--split"))
-                split = v;
+                o->split = v;
             else if (!strcmp(a, "--isn-a"))
-                cfg.isn[0] = (uint32_t)v;
+                o->cfg.isn[0] = (uint32_t)v;
             else if (!strcmp(a, "--isn-b"))
-                cfg.isn[1] = (uint32_t)v;
+                o->cfg.isn[1] = (uint32_t)v;
             else if (!strcmp(a, "--emss-a"))
-                cfg.emss[0] = (uint16_t)v;
+                o->cfg.emss[0] = (uint16_t)v;
             else
-                cfg.emss[1] = (uint16_t)v;
+                o->cfg.emss[1] = (uint16_t)v;
         } else if (!strcmp(a, "--fail-on")) {
             const char *val = i + 1 < argc ? argv[++i] : "";
             if (!strcmp(val, "error"))
-                fail_on = MPA_SEV_ERROR;
+                o->fail_on = MPA_SEV_ERROR;
             else if (!strcmp(val, "warning"))
-                fail_on = MPA_SEV_WARNING;
+                o->fail_on = MPA_SEV_WARNING;
             else if (!strcmp(val, "note"))
-                fail_on = MPA_SEV_NOTE;
+                o->fail_on = MPA_SEV_NOTE;
             else if (!strcmp(val, "never"))
-                fail_on = 3;
+                o->fail_on = 3;
             else {
                 fprintf(stderr, "mpa-decode: --fail-on takes error, warning, note or never, not '%s'\n", val);
                 return 2;
@@ -232,48 +244,28 @@ int main(int argc, char **argv)
             fprintf(stderr, "mpa-decode: unknown option '%s'\n", a);
             usage(stderr);
             return 2;
-        } else if (path) {
-            fprintf(stderr, "mpa-decode: one input file only ('%s' and '%s')\n", path, a);
+        } else if (o->path) {
+            fprintf(stderr, "mpa-decode: one input file only ('%s' and '%s')\n", o->path, a);
             return 2;
         } else {
-            path = a;
+            o->path = a;
         }
     }
-    if (!path) {
+    if (!o->path) {
         usage(stderr);
         return 2;
     }
-    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-    if (!f) {
-        fprintf(stderr, "mpa-decode: %s: %s\n", path, strerror(errno));
-        return 2;
-    }
-    uint8_t *buf = NULL;
-    seg_t *segs = NULL;
-    size_t blen = 0, nseg = 0;
-    int rc = parse(path, f, &buf, &blen, &segs, &nseg);
-    if (f != stdin)
-        fclose(f);
-    if (rc < 0) {
-        free(buf);
-        free(segs);
-        return 2;
-    }
+    return 0;
+}
 
-    mpa_stream *st = malloc(mpa_stream_size());
-    if (!st) {
-        fprintf(stderr, "mpa-decode: out of memory\n");
-        return 2;
-    }
-    mpa_stream_init(st, &cfg, on_event, &c);
-    /* Octets a direction cannot take yet are held by the feeder and fed
-     * again in arrival order. */
+/* The segments through the engine (octets a direction cannot take yet
+ * are held by libmpa's feeder and fed again in arrival order).  0, or -1
+ * out of memory. */
+static int decode(mpa_stream *st, const opts *o, const uint8_t *buf, const seg_t *segs, size_t nseg)
+{
     mpa_feeder *fd = mpa_feeder_new(NULL);
-    if (!fd) {
-        fprintf(stderr, "mpa-decode: out of memory\n");
-        free(st);
-        return 2;
-    }
+    if (!fd)
+        return -1;
     mpa_feeder_bind(fd, st);
     for (size_t k = 0; k < nseg; k++) {
         const seg_t *s = &segs[k];
@@ -282,14 +274,18 @@ int main(int argc, char **argv)
             continue;
         }
         for (size_t at = 0; at < s->len;) {
-            size_t piece = split && split < s->len - at ? split : s->len - at;
+            size_t piece = o->split && o->split < s->len - at ? o->split : s->len - at;
             mpa_feeder_data(fd, s->dir, buf + s->off + at, piece, at == 0);
             at += piece;
         }
     }
     mpa_feeder_finish(fd);
     mpa_feeder_free(fd);
+    return 0;
+}
 
+static void summary(const mpa_stream *st, const ctx_t *c)
+{
     printf("\nsummary\n");
     for (int dir = 0; dir < 2; dir++) {
         const mpa_dir_stats *ds = mpa_stream_stats(st, dir);
@@ -306,11 +302,48 @@ int main(int argc, char **argv)
                (unsigned long long)ds->segments, (unsigned long long)ds->not_mpa_octets,
                mpa_dir_mode_str(mpa_stream_mode(st, dir)));
     }
-    printf("  findings: %llu error, %llu warning, %llu note\n", c.n_sev[MPA_SEV_ERROR],
-           c.n_sev[MPA_SEV_WARNING], c.n_sev[MPA_SEV_NOTE]);
-    int worst = c.n_sev[MPA_SEV_ERROR] ? 2 : c.n_sev[MPA_SEV_WARNING] ? 1 : c.n_sev[MPA_SEV_NOTE] ? 0 : -1;
-    free(st);
+    printf("  findings: %llu error, %llu warning, %llu note\n", c->n_sev[MPA_SEV_ERROR],
+           c->n_sev[MPA_SEV_WARNING], c->n_sev[MPA_SEV_NOTE]);
+}
+
+int main(int argc, char **argv)
+{
+    prog_init("mpa-decode");
+    opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    FILE *f = strcmp(o.path, "-") ? fopen(o.path, "r") : stdin;
+    if (!f) {
+        fprintf(stderr, "mpa-decode: %s: %s\n", o.path, strerror(errno));
+        return 2;
+    }
+    uint8_t *buf = NULL;
+    seg_t *segs = NULL;
+    size_t blen = 0, nseg = 0;
+    rc = parse(o.path, f, &buf, &blen, &segs, &nseg);
+    if (f != stdin)
+        fclose(f);
+    ctx_t c;
+    memset(&c, 0, sizeof c);
+    c.quiet = o.quiet;
+    mpa_stream *st = rc < 0 ? NULL : malloc(mpa_stream_size());
+    if (st) {
+        mpa_stream_init(st, &o.cfg, on_event, &c);
+        if (decode(st, &o, buf, segs, nseg) < 0) {
+            free(st);
+            st = NULL;
+        }
+    }
     free(buf);
     free(segs);
-    return worst >= fail_on ? 1 : 0;
+    if (!st) {
+        if (rc >= 0)
+            fprintf(stderr, "mpa-decode: out of memory\n");
+        return 2;
+    }
+    summary(st, &c);
+    free(st);
+    int worst = c.n_sev[MPA_SEV_ERROR] ? 2 : c.n_sev[MPA_SEV_WARNING] ? 1 : c.n_sev[MPA_SEV_NOTE] ? 0 : -1;
+    return worst >= o.fail_on ? 1 : 0;
 }

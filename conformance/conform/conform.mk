@@ -10,11 +10,12 @@
 
 CONF_SRCS := $(sort $(wildcard conformance/conform/*.c))
 CONF_HDRS := $(wildcard conformance/conform/*.h)
-CONF_CFLAGS := $(INJ_CFLAGS) -Iconformance/conform
+# The suites' folder once installed is compiled in (SUITEDIR).
+CONF_CFLAGS = $(INJ_CFLAGS) -Iconformance/conform -DMPA_SUITES_DIR='"$(SUITEDIR)"'
 
-$(B)/mpa-conform: conformance/mpa-conform.c $(CONF_SRCS) $(CONF_HDRS) $(INJ_HDRS) $(B)/libinject.a $(B)/libmpawire.a \
-                  $(B)/libmpa.a
-	$(CC) $(CONF_CFLAGS) conformance/mpa-conform.c $(CONF_SRCS) -o $@ $(B)/libinject.a $(INJ_LIBS)
+$(B)/mpa-conform: conformance/mpa-conform.c $(CONF_SRCS) $(CONF_HDRS) $(INJ_HDRS) $(UTIL_HDRS) $(B)/libinject.a \
+                  $(B)/libmpawire.a $(B)/libmpautil.a $(B)/libmpa.a
+	$(CC) $(CONF_CFLAGS) conformance/mpa-conform.c $(CONF_SRCS) -o $@ $(LDFLAGS) $(B)/libinject.a $(INJ_LIBS)
 
 # The suites against mpa-peer, correct and in each fault mode; the
 # reports (JSON, JUnit, HTML in headless chromium) (tests/conform/).

@@ -20,7 +20,7 @@ CONFORM_HTML_HDRS := $(CONFORM_HTML_FILES:%=conformance/conform/%.h)
 
 $(B)/htmlgen: tests/conform/htmlgen.c $(CONFORM_HTML_SRCS) $(CONFORM_HTML_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iconformance/conform $(CJSON_CFLAGS) \
+	$(CC) $(PCFLAGS) -Iconformance/conform $(CJSON_CFLAGS) \
 	    $< $(CONFORM_HTML_SRCS) -o $@ $(CJSON_LIBS)
 
 $(B)/htmlgen-asan: tests/conform/htmlgen.c $(CONFORM_HTML_SRCS) $(CONFORM_HTML_HDRS)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jget.h"
+#include "mpa/common.h"
 #include "mpa/findings.h"
 
 void jrep_add_req(cJSON *arr, const char *id)
@@ -63,7 +64,7 @@ cJSON *jrep_begin(const play_cfg *pc, const player *P, const char *caps, const c
 {
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "tool", "mpa-conform");
-    cJSON_AddStringToObject(doc, "version", MPA_VERSION);
+    cJSON_AddStringToObject(doc, "version", mpa_version());
     char when[32];
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t0));
     cJSON_AddStringToObject(doc, "started", when);

@@ -18,9 +18,6 @@
 #include "suite.h"
 #include "tally.h"
 
-#ifndef MPA_VERSION
-#define MPA_VERSION "0.1.0"
-#endif
 
 /* Adds requirement id to the array arr, once, with its level, clause
  * and text from libmpa's catalogue ("?" and "" when it has none). */

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "gen.h"
+#include "prog.h"
 
 static void usage(FILE *f)
 {
@@ -43,7 +44,8 @@ static void usage(FILE *f)
             "                captures made to break an auditor (floods, lying lengths, sequence\n"
             "                jumps, endless holes, garbage; scripts/audit-robust.sh runs mpa-audit\n"
             "                on them); DIR is created if missing\n"
-            "  --help        this text\n");
+            "  --help        this text\n"
+            "  --version     the toolkit's version\n");
 }
 
 /* "50M" -> 52428800; 0 on a malformed number. */
@@ -72,10 +74,15 @@ int main(int argc, char **argv)
     const char *big = NULL, *outdir = NULL, *adv = NULL;
     int verify = 0, big_opt = 0;
     big_opts bo = {1ull << 30, 1000, 1, 256};
+    prog_init("mpa-capgen");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--version")) {
+            prog_version(NULL);
             return 0;
         }
         if (!strcmp(a, "--verify")) {

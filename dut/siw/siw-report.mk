@@ -7,4 +7,4 @@
 
 $(B)/siw-report: dut/siw/siw-report.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) $(CJSON_CFLAGS) $< -o $@ $(CJSON_LIBS)
+	$(CC) $(PCFLAGS) $(CJSON_CFLAGS) $< -o $@ $(CJSON_LIBS)

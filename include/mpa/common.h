@@ -28,6 +28,10 @@ typedef enum mpa_status {
 /* Static, never NULL. */
 const char *mpa_status_str(mpa_status st);
 
+/* The library's version, "MAJOR.MINOR.PATCH" (static).  The toolkit has
+ * one version: every program reports this one. */
+const char *mpa_version(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,10 +5,12 @@
  * connections served in serve.c, the protocol is conn.c's (peer.h).
  */
 #include "peer.h"
+#include "prog.h"
 
 int main(int argc, char **argv)
 {
     peer_cfg cfg;
+    prog_init("mpa-peer");
     peer_options(argc, argv, &cfg);
     return peer_serve(&cfg);
 }

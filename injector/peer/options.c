@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "peer.h"
+#include "prog.h"
 
 /* ---- usage ----------------------------------------------------------- */
 
@@ -43,6 +44,7 @@ static const char usage_text[] =
     "  -q, --quiet            no per-connection lines\n"
     "  -v, --verbose          findings as they come; twice: every engine event\n"
     "  -h, --help             this text\n"
+    "  --version              the toolkit's version\n"
     "\n"
     "One line per connection on stdout: peer, role, end, m=sent/received\n"
     "markers, c, rev=ours/theirs, s, ird/ord/rtr, fpdus=sent/received,\n"
@@ -169,6 +171,7 @@ void peer_options(int argc, char **argv, peer_cfg *cfg)
         {"stats", no_argument, 0, O_STATS},           {"fault", required_argument, 0, O_FAULT},
         {"list-faults", no_argument, 0, O_LIST_FAULTS}, {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},             {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
     };
     int have_rev = 0, have_count = 0, have_rtr = 0, have_conc = 0, have_role = 0;
@@ -271,6 +274,9 @@ void peer_options(int argc, char **argv, peer_cfg *cfg)
         case 'v':
             cfg->verbose++;
             break;
+        case 'V':
+            prog_version(NULL);
+            exit(0);
         case 'h':
             fputs(usage_text, stdout);
             exit(0);

@@ -29,7 +29,7 @@ FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_SECONDS ?= 600
 
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := $(CSTD) $(WARN) -O1 -g -D_DEFAULT_SOURCE -Iinclude -Isrc
+FUZZ_CFLAGS := $(CSTD) $(WARN) -Werror -O1 -g -D_DEFAULT_SOURCE $(VERSION_DEF) -Iinclude -Isrc
 FUZZ_BINS := $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
 # Every run: 10 s per input at most, 2 GiB, statistics at the end.
 FUZZ_RUNFLAGS := -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
@@ -68,7 +68,7 @@ $(B)/fuzz/fuzz_html: tests/fuzz/fuzz_html.c $(CONFORM_HTML_SRCS) $(CONFORM_HTML_
 
 $(B)/fuzz/mkseeds: tests/fuzz/mkseeds.c $(CORPUS_HDRS) $(B)/libmpacorpus.a $(B)/libmpa.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -D_DEFAULT_SOURCE -Iinclude $(CORPUS_CFLAGS) $< -o $@ $(B)/libmpacorpus.a $(B)/libmpa.a
+	$(CC) $(PCFLAGS) -Iinclude $(CORPUS_CFLAGS) $< -o $@ $(B)/libmpacorpus.a $(B)/libmpa.a
 
 # The seeds are rewritten whenever the generator (or the library) changes.
 $(B)/fuzz/seeds/.stamp: $(B)/fuzz/mkseeds $(wildcard captures/*.pcap captures/*.pcapng) \
