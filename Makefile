@@ -161,7 +161,28 @@ unit: catalogue-check
 # make fuzz: tshark with the plugin on mutated captures, then libFuzzer.
 fuzz: plugin-fuzz
 
-test: layers unit capture-unit golden-check audit-golden audit-live audit-robust plugin-golden plugin-robust peer-test utcp-test inject-test raw-test conform-test siw-golden dut-siw fuzz-smoke
+# The products built once more with every warning an error (in
+# build/werror, so the normal build stays as the user asked).
+.PHONY: werror release-test check
+werror:
+	@$(MAKE) --no-print-directory -s B=$(B)/werror WERROR=-Werror all >$(B)/werror.log 2>&1 || \
+	    { cat $(B)/werror.log; echo "werror: the build has warnings (build/werror.log)"; exit 1; }
+	@echo "werror: the products build without a warning"
+
+# The release: headers, programs (--version, output never lost), make
+# install / uninstall into a staging folder.
+release-test: all
+	@tests/release/headers-test.sh
+	@tests/release/progs-test.sh
+	@tests/release/install-test.sh
+
+# The fast tests (a few minutes, no network, no QEMU): what a package
+# build runs.
+check: layers werror unit capture-unit release-test golden-check audit-golden plugin-golden
+	@echo "make check: all passed"
+
+test: layers werror unit capture-unit release-test golden-check audit-golden audit-live audit-robust plugin-golden \
+      plugin-robust peer-test utcp-test inject-test raw-test conform-test siw-golden dut-siw fuzz-smoke
 	@echo "make test: all suites passed"
 
 bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B)/mpa-peer $(B)/mpa-conform
@@ -191,6 +212,77 @@ audit-live: $(B)/mpa-audit $(B)/mpa-replay $(B)/jsonids
 
 deps:
 	scripts/deps.sh
+
+# ---- install ---------------------------------------------------------------
+#
+# make install [DESTDIR=...] [PREFIX=/usr/local] [BINDIR LIBDIR INCLUDEDIR
+# DATADIR MANDIR PKGCONFIGDIR PLUGINDIR]: the programs, libmpa (shared,
+# static, headers, libmpa.pc), the suites and data under
+# $(DATADIR)/mpa-toolkit, the man pages, and the Wireshark plugin.
+# make uninstall removes exactly that (and the folders it made, if empty).
+TOOLKITDIR := $(DATADIR)/mpa-toolkit
+INST_PROGRAMS := $(notdir $(PROGRAMS))
+INST_HEADERS := $(wildcard include/mpa/*.h) include/mpa/findings.def
+INST_SUITES := $(sort $(wildcard conformance/suites/*/*.json))
+INST_SCENARIOS := $(sort $(wildcard injector/scenarios/*.json))
+MAN1 := $(sort $(wildcard docs/*.1))
+MAN3 := $(sort $(wildcard docs/*.3))
+MAN5 := $(sort $(wildcard docs/*.5))
+INSTALL ?= install
+
+$(B)/libmpa.pc: src/libmpa.pc.in VERSION
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' $< >$@
+
+.PHONY: install uninstall install-lib install-programs install-data install-man install-plugin
+install: install-lib install-programs install-data install-man install-plugin
+
+install-lib: $(B)/libmpa.a $(B)/libmpa.so $(B)/libmpa.pc
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/mpa $(DESTDIR)$(PKGCONFIGDIR)
+	$(INSTALL) -m 0644 $(B)/libmpa.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf libmpa.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmpa.so.$(SOVERSION)
+	ln -sf libmpa.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libmpa.so
+	$(INSTALL) -m 0644 $(B)/libmpa.a $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 0644 $(INST_HEADERS) $(DESTDIR)$(INCLUDEDIR)/mpa/
+	$(INSTALL) -m 0644 $(B)/libmpa.pc $(DESTDIR)$(PKGCONFIGDIR)/
+
+install-programs: $(PROGRAMS)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 0755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
+
+install-data:
+	$(INSTALL) -d $(DESTDIR)$(TOOLKITDIR)/scenarios
+	for d in $(sort $(notdir $(patsubst %/,%,$(dir $(INST_SUITES))))); do \
+	    $(INSTALL) -d $(DESTDIR)$(SUITEDIR)/$$d && \
+	    $(INSTALL) -m 0644 conformance/suites/$$d/*.json $(DESTDIR)$(SUITEDIR)/$$d/ || exit 1; \
+	done
+	$(INSTALL) -m 0644 $(INST_SCENARIOS) $(DESTDIR)$(TOOLKITDIR)/scenarios/
+	$(INSTALL) -m 0644 docs/requirements.md captures/interop-demo.pcapng $(DESTDIR)$(TOOLKITDIR)/
+
+install-man:
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5
+	$(INSTALL) -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	$(if $(MAN3),$(INSTALL) -m 0644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/)
+	$(if $(MAN5),$(INSTALL) -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/)
+
+install-plugin: $(B)/dissector/iwmpa.so
+	$(INSTALL) -d $(DESTDIR)$(PLUGINDIR)
+	$(INSTALL) -m 0644 $(B)/dissector/iwmpa.so $(DESTDIR)$(PLUGINDIR)/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INST_PROGRAMS))
+	rm -f $(DESTDIR)$(LIBDIR)/libmpa.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmpa.so.$(SOVERSION) \
+	    $(DESTDIR)$(LIBDIR)/libmpa.so $(DESTDIR)$(LIBDIR)/libmpa.a $(DESTDIR)$(PKGCONFIGDIR)/libmpa.pc
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/mpa/,$(notdir $(INST_HEADERS)))
+	rm -f $(addprefix $(DESTDIR)$(SUITEDIR)/,$(patsubst conformance/suites/%,%,$(INST_SUITES)))
+	rm -f $(addprefix $(DESTDIR)$(TOOLKITDIR)/scenarios/,$(notdir $(INST_SCENARIOS)))
+	rm -f $(DESTDIR)$(TOOLKITDIR)/requirements.md $(DESTDIR)$(TOOLKITDIR)/interop-demo.pcapng
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3))) \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
+	rm -f $(DESTDIR)$(PLUGINDIR)/iwmpa.so
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/mpa $(DESTDIR)$(SUITEDIR)/* $(DESTDIR)$(SUITEDIR) \
+	    $(DESTDIR)$(TOOLKITDIR)/scenarios $(DESTDIR)$(TOOLKITDIR) 2>/dev/null
 
 clean:
 	rm -rf $(B)

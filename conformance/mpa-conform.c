@@ -34,8 +34,8 @@ static void usage(FILE *f)
 {
     fputs("usage: mpa-conform [OPTIONS] [SUITE-DIR | TEST.json]...\n"
           "Run MPA conformance tests against a device under test (default: every suite\n"
-          "under conformance/suites).  Exit 0 when every mandatory test that ran passed,\n"
-          "1 when one failed, 2 on an error.\n"
+          "installed with the toolkit, or $MPA_SUITES).  Exit 0 when every mandatory test\n"
+          "that ran passed, 1 when one failed, 2 on an error.\n"
           "\n"
           "The device:\n"
           "  -d, --device HOST:PORT   the device listens there: its Responder tests (or --target)\n"
@@ -191,10 +191,18 @@ static int check_caps_role(const cli *c, int *want_resp, int *want_init)
  * with unique ids, selected by -t: 0, or says why and -1. */
 static int load_tests(conf_tests *T, const cli *c, int argc, char **argv)
 {
-    char err[600];
-    if (c->first_arg == argc && suite_load_dir(T, "conformance/suites", 0, err, sizeof err)) {
-        fprintf(stderr, "mpa-conform: %s\n", err);
-        return -1;
+    char err[600], tried[900];
+    if (c->first_arg == argc) {
+        const char *dir = suite_default_dir(tried, sizeof tried);
+        if (!dir) {
+            fprintf(stderr, "mpa-conform: no suites found (looked in %s): name a suite folder or test, or set "
+                            "MPA_SUITES\n", tried);
+            return -1;
+        }
+        if (suite_load_dir(T, dir, 0, err, sizeof err)) {
+            fprintf(stderr, "mpa-conform: %s\n", err);
+            return -1;
+        }
     }
     for (int i = c->first_arg; i < argc; i++) {
         struct stat st;

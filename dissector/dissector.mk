@@ -29,12 +29,12 @@ $(B)/dissector/iwmpa.so: $(DISS_OBJS) $(B)/libmpacap.a $(B)/libmpa.a dissector/p
 	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,--version-script=dissector/plugin.map -o $@ $(DISS_OBJS) \
 	    $(B)/libmpacap.a $(B)/libmpa.a $(WS_LIBS)
 
-.PHONY: plugin install
+.PHONY: plugin
 plugin: $(B)/dissector/iwmpa.so
 
-install: $(B)/dissector/iwmpa.so
-	install -D -m 0755 $(B)/dissector/iwmpa.so $(DESTDIR)$(WS_PLUGINDIR)/epan/iwmpa.so
-	@echo "installed $(DESTDIR)$(WS_PLUGINDIR)/epan/iwmpa.so (tshark -G plugins lists it)"
+# Where make install puts the plugin: the epan folder of the plugin
+# directory of the Wireshark it was built against (pkg-config names it).
+PLUGINDIR ?= $(WS_PLUGINDIR)/epan
 
 # ---- tests of the plugin in the real tshark ----------------------------
 #

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -225,5 +226,51 @@ const char *suite_bad_cap(const char *caps, size_t *len)
         }
         p = cm ? cm + 1 : p + L;
     }
+    return NULL;
+}
+
+/* A folder that exists. */
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return p && *p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void tried_add(char *tried, size_t cap, const char *p)
+{
+    size_t n = strlen(tried);
+    snprintf(tried + n, cap - n, "%s%s", n ? ", " : "", p);
+}
+
+const char *suite_default_dir(char *tried, size_t cap)
+{
+    static char here[PATH_MAX + 32];
+    tried[0] = 0;
+    const char *env = getenv("MPA_SUITES");
+    if (env && *env) {
+        if (is_dir(env))
+            return env;
+        tried_add(tried, cap, env);
+        return NULL; /* named, and missing: no quiet fallback */
+    }
+    /* Run from a source tree: build/mpa-conform next to conformance/. */
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(here, sizeof here, "%s/../conformance/suites", exe);
+            if (is_dir(here))
+                return here;
+        }
+    }
+#ifdef MPA_SUITES_DIR
+    if (is_dir(MPA_SUITES_DIR))
+        return MPA_SUITES_DIR;
+    tried_add(tried, cap, MPA_SUITES_DIR);
+#endif
+    tried_add(tried, cap, "$MPA_SUITES (not set)");
     return NULL;
 }

@@ -32,6 +32,12 @@ int suite_load_file(conf_tests *T, const char *path, const char *suite, unsigned
  * subdirectories (suite: theirs), in name order.  0, or -1 and err. */
 int suite_load_dir(conf_tests *T, const char *dir, unsigned order, char *err, size_t errlen);
 
+/* Where the suites are when none is named: $MPA_SUITES; else, for a
+ * program run from a source tree, conformance/suites next to the folder
+ * it was built in; else the installed folder (MPA_SUITES_DIR, from the
+ * build).  NULL when none exists; tried[] then lists where it looked. */
+const char *suite_default_dir(char *tried, size_t cap);
+
 /* A file named on the command line: its suite is the name of the
  * directory it is in ("tests" when the path has none).  0, or -1 and err. */
 int suite_load_arg(conf_tests *T, const char *path, unsigned order, char *err, size_t errlen);
