@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # libmpa and the iWARP MPA toolkit.  See README.md.
 #
 #   make                 libmpa (static and shared), the programs, the Wireshark plugin
@@ -174,7 +175,18 @@ werror:
 release-test: all
 	@tests/release/headers-test.sh
 	@tests/release/progs-test.sh
-	@tests/release/install-test.sh
+	@PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) tests/release/install-test.sh
+
+# The Debian packages, built by dpkg-buildpackage from a clean copy of
+# the tracked tree: build/deb/*.deb.  deb-test also runs lintian, installs
+# them, uses them from / (tshark loads the plugin as an ordinary user) and
+# purges them again (root).
+.PHONY: deb deb-test
+deb:
+	@tests/release/deb-test.sh --build
+
+deb-test:
+	@tests/release/deb-test.sh
 
 # The fast tests (a few minutes, no network, no QEMU): what a package
 # build runs.

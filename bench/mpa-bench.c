@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-bench: libmpa throughput on one core.  Prints figures; asserts
  * nothing and exits 0 whatever they are (a decode that is wrong, not just

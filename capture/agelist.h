@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * An intrusive list of items by age, oldest first: the connection table
  * (mpa-audit, least recently active first) and the IP fragment table

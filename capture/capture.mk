@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # libmpacap (included by the root Makefile, which defines c_library): the
 # layer under both capture readers, mpa-audit and the Wireshark plugin.
 #

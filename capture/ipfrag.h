@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * IP fragment reassembly for the capture readers: IPv4 (RFC 791) and IPv6
  * (RFC 8200 4.5), with bounded memory.

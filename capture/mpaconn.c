@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The MPA-connection layer (mpaconn.h): a captured TCP connection ->
  * reassembly -> "does it speak MPA?" -> libmpa's stream engine.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The MPA-connection layer: one TCP connection of a capture, from its
  * segments to libmpa's stream engine.  mpa-audit and the Wireshark plugin

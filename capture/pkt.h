@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Packet parsing for the capture readers: link layer -> IPv4/IPv6 -> TCP.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * TCP reassembly, one direction at a time: RFC 9293 3.4 (sequence
  * numbers, modulo 2^32), 3.10.7.4 (segment arrival: trimming to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * TCP reassembly for the capture readers (mpa-audit, the Wireshark
  * plugin), one direction of one connection at a time (RFC 9293 3.4

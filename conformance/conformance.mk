@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mpa-audit and the capture generator (included by the root Makefile; uses
 # B, CC, CSTD, WARN, CFLAGS, TESTCFLAGS, LIB_HDRS from it).
 #

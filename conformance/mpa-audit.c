@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-audit: audits the MPA traffic (RFC 5044, RFC 6581) in pcap and
  * pcapng captures, or on a live interface, against the requirement

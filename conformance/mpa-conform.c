@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-conform: runs conformance suites (scenario scripts with a "test"
  * block, conformance/suites/) against a device under test and reports

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Building scenarios: chunks, startup frames (RFC 5044 7.1, RFC 6581),
  * FPDUs (RFC 5044 4) and ULPDUs (RFC 5041 DDP, RFC 5040 RDMAP), every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The catalogue: every named scenario, the clause it shows and the exact
  * set of finding ids it must raise (empty for clean traffic).  The

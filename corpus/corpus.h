@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The scenario corpus: what two MPA endpoints put on the wire, built with
  * libmpa's own encoders, and the catalogue of named scenarios with the

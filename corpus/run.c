@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Feeding a scenario to libmpa's stream engine (include/mpa/stream.h)
  * with any split of its chunks, and the event log.  See corpus.h.

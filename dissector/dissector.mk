@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Wireshark plugin (included by the root Makefile; uses B, CC, WARN,
 # LIB_OBJS, LIB_HDRS from it).  Built against Debian's wireshark-dev
 # (libwireshark-dev) with pkg-config; no CMake needed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The first pass of the iWARP MPA plugin (iwmpa.h): TCP connections in
  * capture order -> libmpa's stream engine -> what each frame holds.

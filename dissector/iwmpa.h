@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The iWARP MPA plugin's two halves (see packet-iwmpa.c for the why):
  *

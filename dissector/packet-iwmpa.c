@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * iWARP MPA, DDP and RDMAP for Wireshark 4.0, decoded and judged by
  * libmpa: MPA (RFC 5044, RFC 6581), DDP (RFC 5041), RDMAP (RFC 5040,

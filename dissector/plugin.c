@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The plugin's entry points (doc/README.plugins of Wireshark 4.0): the
  * version it was built for, and the protocols it registers.

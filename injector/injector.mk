@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # injector/: libinject, mpa-inject and mpa-peer, and their tests
 # (included by the root Makefile after conformance/conformance.mk; uses
 # B, CC, CSTD, WARN, CFLAGS, TESTCFLAGS, LIB_HDRS from the one and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-inject: plays scripted MPA startup sequences (and FPDUs) against a
  * device under test and says exactly where the device deviated.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Golden tests of mpa-audit over the reference captures (captures/).
 #   scripts/audit-golden.sh            check
 #   scripts/audit-golden.sh --update   regenerate captures/ with mpa-capgen and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mpa-audit against garbage, truncated and adversarial captures: the ones
 # mpa-capgen --adversarial writes (conformance/gen/adversarial.c; each
 # file's description is in build/adversarial/ADVERSARIAL.tsv).

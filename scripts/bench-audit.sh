@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The mpa-audit part of `make bench`: throughput and peak memory of
 # mpa-audit --json on the large capture from `mpa-capgen --big`, and of
 # tshark with its built-in iWARP dissector on the same file in the same

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The conformance part of `make bench`: the whole of conformance/suites
 # against the reference peer on the loopback, its Responder side then its
 # Initiator side (caps enhanced,p2p; the tests that need markers or

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The startup part of `make bench`: complete MPA connections per second
 # against the reference peer on the loopback.  Each connection is a TCP
 # handshake, an enhanced peer-to-peer startup (Request, Reply, the RTR),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The plugin part of `make bench`: tshark with our plugin (iwmpa) against
 # tshark with only the built-in iWARP dissector (iwarp_mpa), on the large
 # capture of `mpa-capgen --big` (the same file as scripts/bench-audit.sh).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The tshark part of `make bench`: times tshark over the pcaps mpa-bench
 # wrote and prints its figures next to libmpa's.  Prints, never fails.
 #   scripts/bench-tshark.sh [DIR]     (default build/bench)

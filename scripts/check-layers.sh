@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The include graph: each folder is one layer and may include only from
 # the folders it names below (its own floor and the floors under it).
 # Every quoted #include of every tracked .c and .h file is resolved the

@@ -1,8 +1,11 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs the Debian 12 packages the toolkit builds and tests with.
 # Idempotent: does nothing when everything is there already.
 #   scripts/deps.sh          build and test dependencies: compilers, libpcap,
-#                            cJSON, GNU time (memory checks), Wireshark's
+#                            cJSON, GNU time (memory checks), Debian's
+#                            packaging tools (debhelper, lintian: make deb),
+#                            Wireshark's
 #                            development files and tshark (the plugin and its
 #                            tests, and the comparison in `make bench`)
 #                            and, for `make dut-siw` (Linux soft-iWARP in a
@@ -12,7 +15,7 @@
 #                            (the guest's echo server), cpio, kmod
 #   scripts/deps.sh bench    the same (kept for the older README)
 set -eu
-pkgs="gcc make libc6-dev pkg-config clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev libnet1-dev iproute2 groff-base chromium libxml2-utils time wireshark-dev libwireshark-dev libglib2.0-dev tshark qemu-system-x86 linux-source-6.1 linux-headers-amd64 busybox-static rdmacm-utils ibverbs-providers librdmacm-dev libibverbs-dev cpio kmod"
+pkgs="gcc g++ make libc6-dev pkg-config build-essential debhelper dpkg-dev lintian clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev libnet1-dev iproute2 groff-base chromium libxml2-utils time wireshark-dev libwireshark-dev libglib2.0-dev tshark qemu-system-x86 linux-source-6.1 linux-headers-amd64 busybox-static rdmacm-utils ibverbs-providers librdmacm-dev libibverbs-dev cpio kmod"
 missing=""
 for p in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

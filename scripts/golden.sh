@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Golden-file tests of the programs' output.
 #   scripts/golden.sh            compare (exit 1 on any difference)
 #   scripts/golden.sh --update   rewrite the expected files; review the diff!

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mpa-audit on live traffic: `mpa-audit -i lo` while mpa-replay plays
 # scenarios of the corpus (corpus/cases.c) over real TCP connections on
 # the loopback interface.  Each run is bounded in time (timeout) and

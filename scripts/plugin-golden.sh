@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Golden tests of the Wireshark plugin (build/dissector/iwmpa.so) loaded
 # into the real tshark, over the reference captures (captures/).
 #   scripts/plugin-golden.sh            check

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Robustness of the Wireshark plugin in the real tshark: mutated copies of
 # the reference captures must never crash tshark, hang it, or make our
 # dissector throw ("Malformed Packet" naming iWARP-MPA/DDP/RDMAP) or trip

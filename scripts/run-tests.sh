@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs each unit-test binary, sums their "N passed, N failed" lines and
 # prints the total on one line; exits non-zero if any binary failed.
 set -u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libmpa common helpers: library status names, the version. */
 #include "mpa/common.h"
 

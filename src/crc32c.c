@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * CRC32C (Castagnoli) for the MPA FPDU CRC: RFC 5044 section 4.4, which
  * takes the CRC32c of RFC 3385 / RFC 3720 B.4 (reflected polynomial

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * DDP (RFC 5041) and RDMAP (RFC 5040, RFC 7306) header decoding and
  * encoding.  See include/mpa/ddp.h for the layouts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Human-readable one-liners for frames (RFC 5044 7.1.1, RFC 6581 9),
  * DDP/RDMAP segments (RFC 5040, 5041, 7306) and stream events.

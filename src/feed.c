@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The feeder (mpa/feed.h): octets the stream engine could not take yet,
  * held per direction and fed again in arrival order.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The rule table, generated from include/mpa/findings.def (the
  * requirement catalogue; docs/requirements.md is written from it).

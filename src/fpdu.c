@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * FPDU framing: RFC 5044 4.1 (format), 4.2-4.3 (markers), 4.4 (CRC),
  * 4.5 (MULPDU); draft-culley-iwarp-mpa-03 6, 7.1-7.3.

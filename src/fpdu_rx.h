@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The FPDU receive machine (internal): RFC 5044 4.1-4.4, 6.
  *

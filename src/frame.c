@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * MPA startup frames: RFC 5044 7.1.1 (Request/Reply), RFC 6581 6 and 9
  * (S bit, Rev 2, IRD/ORD and A/B/C/D), draft-culley-iwarp-mpa-03 8.1.1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Hunting for FPDU starts after a capture hole or a mid-stream start
  * (hunt.h): markers' FPDUPTRs (RFC 5044 4.3, 6), FPDUs that end in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Hunting for FPDU starts (internal): how a direction resynchronises
  * after a capture hole or a capture that starts mid-stream.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-catalogue: writes the project's requirement catalogue,
  * docs/requirements.md, from the one table of rules

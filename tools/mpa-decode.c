@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-decode: run libmpa's stream engine over a recorded MPA byte stream
  * and print every event (frames, FPDUs with their DDP/RDMAP headers,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Writes the bundled demo byte streams (captures/demo/NAME.mpastream) with
  * libmpa's encoders: `make demo-streams` regenerates them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Program plumbing shared by every program (prog.h).  A write error on
  * standard output is otherwise easy to lose: stdio buffers it, the

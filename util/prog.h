@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What every program of the toolkit does the same way: its name in
  * messages, --version, and no output lost silently.

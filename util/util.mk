@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # libmpautil (included by the root Makefile, which defines c_library):
 # what every program does the same way (util/README.md).
 #

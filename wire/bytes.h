@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Byte-order helpers: put and get 16-, 32- and 64-bit values at any
  * address, big-endian (network order, RFC 791 and every header after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Capture file writer: classic pcap and pcapng.  See capw.h.
  *

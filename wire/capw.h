@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The capture file writer: classic pcap and pcapng.  mpa-capgen's
  * reference and adversarial captures, mpa-inject's traces and the

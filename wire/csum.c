@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The Internet checksum (RFC 1071).  See csum.h.
  */

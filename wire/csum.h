@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The Internet checksum (RFC 1071): the 16-bit one's complement of the
  * one's complement sum of the data, used by IPv4 (RFC 791 3.1), TCP

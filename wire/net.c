@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Packet construction: link layers, IPv4 (RFC 791), IPv6 (RFC 8200),
  * TCP (RFC 9293), UDP (RFC 768), ARP (RFC 826).  See net.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Packet construction: link layer, IPv4/IPv6 (with an optional
  * extension header chain and fragmentation), TCP and UDP with correct

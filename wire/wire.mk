@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # libmpawire (included by the root Makefile, which defines c_library):
 # what writes packets and capture files.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The auditor (audit.h): packets -> TCP connections -> the MPA-connection
  * layer (capture/mpaconn.h) -> connection reports and findings.

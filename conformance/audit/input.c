@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-audit's input (input.h): capture files through libpcap, read from
  * a window mapped from the file, and live capture; each packet goes to

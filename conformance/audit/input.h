@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-audit's input: capture files (pcap, pcapng; "-" is standard input)
  * and live interfaces, read with libpcap, each packet handed to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-audit's reports (report.h).  The JSON schema is a contract with
  * the tools that read it (docs/mpa-audit-json.md): fields are only ever

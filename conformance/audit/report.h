@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-audit's reports: for people (text), one JSON document (cJSON), or
  * JSON Lines as findings are made.  docs/mpa-audit-json.md documents the

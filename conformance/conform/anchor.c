@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Section ids of the HTML report (anchor.h). */
 #include "anchor.h"
 

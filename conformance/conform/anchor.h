@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The id of a test's section in the HTML report (the tests table links
  * to it, the trace download is named after it): the test id with

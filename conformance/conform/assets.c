@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The style sheet, script and legend of the HTML report (assets.h). */
 #include "assets.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The fixed parts of the HTML report: the style sheet (screen and
  * print), the optional script (the verdict filter bar; the page reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Short forms of the step texts (brief.h). */
 #include "brief.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Short forms of what a step sent, expected and received, for the
  * ladder diagram's labels and the tests table: mpa-inject writes a step

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The report's shape, checked against docs/mpa-conform-json.md (check.h). */
 #include "check.h"
 

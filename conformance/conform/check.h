@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the report lacks or has in another form than documented
  * (docs/mpa-conform-json.md): collected as notes while the page is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mpa-conform (included by the root Makefile after injector/injector.mk:
 # uses INJ_HDRS, INJ_CFLAGS, INJ_LIBS from it).
 #

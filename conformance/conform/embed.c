@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The trace as a data: URI (embed.h). */
 #include "embed.h"
 

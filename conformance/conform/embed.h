@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A test's pcapng trace inside the HTML report: a download link whose
  * href is the file as a base64 data: URI, so the page needs nothing

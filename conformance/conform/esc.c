@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* HTML escaping and UTF-8 repair for the report (esc.h). */
 #include "esc.h"
 

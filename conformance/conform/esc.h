@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Writing text into the HTML report: every string of the report goes
  * out through html_esc* (the five special characters as references,

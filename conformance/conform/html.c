@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-conform's HTML report (html.h), made from the JSON report of
  * docs/mpa-conform-json.md.

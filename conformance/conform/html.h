@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-conform's HTML report: one self-contained HTML5 document made from
  * the JSON report (docs/mpa-conform-json.md).  It opens with no network:

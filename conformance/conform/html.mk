@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mpa-conform's HTML report (conformance/conform/html.h) and its test.
 # Included by the root Makefile (uses B, CC, CSTD, WARN, CFLAGS,
 # TESTCFLAGS, CJSON_CFLAGS, CJSON_LIBS); CONFORM_HTML_SRCS and

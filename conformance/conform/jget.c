@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Typed reading of an untrusted cJSON document (jget.h). */
 #include "jget.h"
 

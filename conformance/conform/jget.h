@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Typed reading of a cJSON document that is not trusted: every getter
  * checks the container and the member's type and says "not there" rather

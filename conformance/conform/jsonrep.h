@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-conform's JSON report (docs/mpa-conform-json.md), built as a
  * cJSON document while the tests run: the run and the device, the

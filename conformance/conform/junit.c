@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mpa-conform's JUnit XML report (junit.h). */
 #include "junit.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-conform's JUnit XML report, made from its JSON report (jsonrep.h)
  * for CI systems: one <testsuite> per suite, one <testcase> per test

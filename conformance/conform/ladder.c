@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The ladder diagram (ladder.h): rows laid out first (their heights
  * decide the picture's), then drawn.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The ladder (sequence) diagram of one test, as inline SVG: mpa-conform
  * and the device as two lifelines, one row per step (an arrow for what

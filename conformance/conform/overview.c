@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The report's header, banner, counts and tests table (overview.h). */
 #include "overview.h"
 

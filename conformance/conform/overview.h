@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The top of the HTML report: the title and the result banner (the
  * verdict in one word and one sentence), the run (tool, device, caps,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The interop test plan (plan.h). */
 #include "plan.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The interop test plan (Markdown) mpa-conform --plan writes from the
  * suites' scripts (docs/conformance-test-plan.md is one): per selected

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Where the reports go; the HTML report to a file (reports.h). */
 #include "reports.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Where mpa-conform's reports go (--out DIR, --json, --junit, --html),
  * the traces/ directory beside them, and the HTML report written to a

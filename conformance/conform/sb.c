@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Labels: a bounded string builder and number formats (sb.h). */
 #include "sb.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Labels of the HTML report: a small bounded string builder (what does
  * not fit is dropped, never overrun), and how the page writes numbers

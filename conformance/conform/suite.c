@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Loading, ordering and selecting mpa-conform's tests (suite.h). */
 #include "suite.h"
 

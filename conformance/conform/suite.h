@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-conform's tests: conformance test scripts (scenarios with a "test"
  * block, conformance/suites/) loaded from suite directories and files,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The tables of a test's section (tables.h). */
 #include "tables.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The tables of one test's section in the HTML report (requirements,
  * quirks, steps, libmpa's findings), and the small lists the page uses

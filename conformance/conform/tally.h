@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-conform's counts of a run: tests by verdict, all of them and the
  * mandatory (class M) ones.  What the terminal summary, the JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mpa-conform's terminal output (term.h). */
 #include "term.h"
 

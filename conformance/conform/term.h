@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-conform in the terminal: a line per test as it ends (its verdict,
  * class, id and time; the reason under it when it did not pass), the

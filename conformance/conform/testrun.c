@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mpa-conform's run over the selected tests (testrun.h). */
 #include "testrun.h"
 

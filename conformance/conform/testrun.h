@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-conform's run: each selected test in order, skipped when the
  * device's role is not tested or it lacks a capability the test needs,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Verdict names, classes and badges of the HTML report (verdict.h). */
 #include "verdict.h"
 

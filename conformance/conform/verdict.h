@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Verdicts in the HTML report.  A verdict string of the report selects
  * one of our own entries (label, class name); the report's own string is

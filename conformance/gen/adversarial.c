@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Adversarial captures (mpa-capgen --adversarial DIR): what an auditor
  * meets when a capture is hostile, broken or merely enormous.  Each file

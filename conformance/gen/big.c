@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The large benchmark capture (mpa-capgen --big): many interleaved,
  * clean MPA connections with realistic iWARP traffic, written streaming.

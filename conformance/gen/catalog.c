@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The reference captures: which scenarios, over which links and
  * transport variants, and what mpa-audit must report for each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The TCP conversation model of mpa-capgen: turns a scenario (corpus.h:
  * each direction's chunks in wire order) into the packets two TCP

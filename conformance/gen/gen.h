@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-capgen's parts, as the program (mpa-capgen.c) calls them.
  */

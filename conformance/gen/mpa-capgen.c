@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-capgen: writes the project's reference captures (pcap and pcapng
  * files of MPA connections built with libmpa's encoders, with a manifest

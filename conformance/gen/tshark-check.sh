@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Checks the reference captures with Wireshark's own tools (tshark, capinfos),
 # independently of our code: every capture opens (except the bad-* files,
 # which must fail the way their manifest line says), IP/TCP/UDP checksums

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The fault matrix of the conformance suites: every test of
 # conformance/suites/*/*.json is played against the reference endpoint
 # (mpa-peer), once correct and once with each of its faults

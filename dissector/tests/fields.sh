@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The tshark fields the plugin's golden files hold, one line per frame
 # (sourced by scripts/plugin-golden.sh and dut/siw/siw-golden.sh).
 FIELDS="frame.number tcp.stream iwmpa.direction _ws.col.Protocol _ws.col.Info iwmpa.key_kind iwmpa.rev

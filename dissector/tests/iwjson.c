@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * iwjson: the JSON side of the plugin's golden tests
  * (scripts/plugin-golden.sh).  Reads one JSON document on standard

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the Linux soft-iWARP (siw) guest for `make dut-siw`, from Debian
 # packages only:
 #   - the kernel: Debian's linux-image matching the installed

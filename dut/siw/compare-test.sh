@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of dut/siw/compare.sh and dut/siw/merge.sh on small tables: the
 # comparison make dut-siw relies on must see every kind of change.
 set -u

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # compare.sh RECORDED NEW [KERNEL]: the verdicts of a dut/siw/run.sh run
 # (NEW) against the recorded ones (dut/siw/verdicts.tsv).  Exit 0 when
 # they agree; else 1, naming every test whose verdict changed, appeared

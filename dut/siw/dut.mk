@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Linux soft-iWARP (siw) as a device under test (included by the root
 # Makefile; see docs/dut/linux-siw.md).
 #

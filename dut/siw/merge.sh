@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # merge.sh VERDICTS.tsv...: the verdicts of several dut/siw/run.sh runs as
 # one recorded file (stdout): where the runs disagree on a test, its
 # verdict lists every outcome seen, "fail/pass+kernel-bug" (sorted).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make dut-siw: the conformance suite against Linux soft-iWARP (siw) in a
 # QEMU guest.  See docs/dut/linux-siw.md.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * siw-echo: the echo application of the siw guest (make dut-siw).
  *

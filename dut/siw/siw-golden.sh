@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Golden tests over the reference captures of Linux siw (captures/siw/,
 # recorded on the guest's tap by `make dut-siw-update`):
 #   dut/siw/siw-golden.sh            check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * siw-report: a dut/siw/run.sh run as Markdown (run.sh --report; the file
  * is committed as docs/dut/linux-siw-verdicts.md and diffed, so the output

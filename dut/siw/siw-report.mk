@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # siw-report (included by the root Makefile after conformance/conformance.mk:
 # uses B, CC, CSTD, WARN, CFLAGS from it and CJSON_CFLAGS, CJSON_LIBS from
 # conformance/conformance.mk).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # verdicts.sh RUNDIR BUILD ROLE: one line per test of a dut/siw/run.sh run
 # of one build and role: TEST BUILD ROLE CLASS VERDICT [kernel-bug],
 # tab-separated.  A test run in several parts (the guest was rebooted

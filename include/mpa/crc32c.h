@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * CRC32C (Castagnoli) for the MPA FPDU CRC.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libmpa: DDP and RDMAP headers at the start of an MPA ULPDU.
  *

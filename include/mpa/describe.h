@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * One-line descriptions of frames, DDP/RDMAP headers and stream events,
  * shared by the programs (Info columns, logs, golden test files) so every

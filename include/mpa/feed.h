@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The feeder: what a stream engine hands back, held and fed again in order.
  *

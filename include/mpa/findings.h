@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Findings: non-conformance with a named rule of the requirement
  * catalogue.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * MPA FPDUs, markers, CRC32C and MULPDU (RFC 5044 4 and 5;
  * draft-culley-iwarp-mpa-03 6 and 7).

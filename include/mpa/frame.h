@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * MPA startup frames: Request and Reply (RFC 5044 7.1.1), the enhanced
  * form (RFC 6581 6 and 9), and the pre-standard frames that still turn up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The MPA stream engine: one per TCP connection, push mode.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A batch of scenarios as mpa-inject plays them (see batch.h). */
 #include "batch.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A batch of scenarios as mpa-inject plays them: every script loaded
  * and checked before anything is sent, then (unless only a check was

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the injector sends (see runner.h): startup frames (RFC 5044
  * 7.1.1, RFC 6581 6) and FPDUs (RFC 5044 4; DDP RFC 5041, RDMAP RFC

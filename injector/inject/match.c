@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Expect steps (see runner.h): the observations the device caused, in
  * order, against the step's alternatives.  The first observation either

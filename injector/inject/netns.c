@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-inject's lab of two network namespaces; see netns.h and
  * docs/mpa-inject-raw.md.

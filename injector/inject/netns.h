@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-inject's lab: two network namespaces joined by a veth pair, the
  * device under test in one, the injector in the other.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Playing scenarios against a device (see play.h). */
 #define _GNU_SOURCE /* kill, setpgid with -std=c11 */
 #include "play.h"

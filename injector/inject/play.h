@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Playing scenarios against a device: what mpa-inject and mpa-conform
  * share.  A "player" holds the settings common to every run (transport,

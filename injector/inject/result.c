@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The report of a run (see result.h): the verdict line and what decided
  * it, the run's particulars and libmpa's findings as text; the same as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The report of one run, as mpa-inject and mpa-conform print it: a text
  * block (the verdict line, the step that decided it, the run's

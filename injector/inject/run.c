@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-inject's runner (see run.h): the loop over a scenario's steps and
  * the actions among them (open, send, sleep, close, abort).  What the

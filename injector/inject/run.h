@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-inject's runner: plays one scenario against the device through a
  * transport, decodes what the device sends with libmpa's stream engine

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The runner's insides, shared by the files that make it up (run.h is
  * its interface; nothing outside these files includes this header):

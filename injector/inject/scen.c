@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The scenario model (see scen.h): the vocabulary a script uses (the
  * fields an expectation can constrain or capture, their ranges, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-inject scenarios: the JSON script format (docs/mpa-inject-scenarios.md)
  * parsed into plain structs, checked completely before anything is sent.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Expect steps (see scen_priv.h): one alternative or "any_of" several,
  * each a kind (frame, fpdu, terminate, fin, rst, close, silence) with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Reading a scenario's JSON values (see scen_priv.h): each value is
  * checked where it is read, against its type and range, and an error

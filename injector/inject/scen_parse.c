@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-inject scenario parser (see scen.h and docs/mpa-inject-scenarios.md).
  *

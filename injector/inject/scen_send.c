@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Send steps (see scen_priv.h): a startup frame (RFC 5044 7.1.1, RFC
  * 6581 6), an FPDU (its DDP/RDMAP fields or a raw ULPDU, and its

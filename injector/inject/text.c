@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The runner's text (see runner.h): what was sent, what arrived and what
  * was expected, written in the script's own syntax ("frame {"key":

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The transports' clock (see tp.h). */
 #include "tp.h"
 

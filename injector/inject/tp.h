@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-inject transports: how the injector's octets reach the device
  * under test and how the device's octets come back.

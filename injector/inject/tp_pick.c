@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Choosing a transport by name (see tp_pick.h). */
 #include "tp_pick.h"
 

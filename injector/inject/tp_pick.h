@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Choosing a transport by name: the one place that knows every
  * transport (tp_sock.h, tp_raw.h).  The runner and the tests create

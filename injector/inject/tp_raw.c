@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The raw transport (see tp.h): libnet puts our frames on the wire,
  * libpcap brings the device's frames back, utcp (utcp.h) holds the TCP

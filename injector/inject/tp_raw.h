@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The raw transport (tp_raw.c): libnet out, libpcap in, the userspace
  * TCP of utcp.h in between; see docs/mpa-inject-raw.md.

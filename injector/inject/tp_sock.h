@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The socket transport (tp_sock.c): kernel TCP, connect() or
  * listen()+accept(), TCP_NODELAY, one send() per segment asked for.

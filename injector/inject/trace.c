@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mpa-inject's pcapng trace; see trace.h. */
 #include "trace.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-inject's trace: a pcapng file (link type raw IP) of every TCP
  * segment that crossed the wire during a run, both directions, each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * utcp: a small userspace TCP state machine; see utcp.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * utcp: the small userspace TCP behind mpa-inject's raw transport.
  *

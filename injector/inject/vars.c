@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The script's variables during a run (see runner.h): those of "vars"
  * and --set, then the captures of expect steps; kept in the run's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the peer sends, as the engine's events tell it (see
  * conn_priv.h): its startup frame, the mode of its direction, its FPDUs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What this end sends (see conn_priv.h): startup frames and FPDUs, each
  * built with libmpa (mpa_frame_encode, mpa_ddp_encode, mpa_fpdu_encode)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The insides of one connection, shared by the files it is made of (see the
  * map at the top of conn.c).  mpa-peer is one program, so these names

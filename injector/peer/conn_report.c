@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The line mpa-peer prints about a connection (see peer.h). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The fault table of mpa-peer (--fault NAME).  Each fault breaks one rule
  * of the requirement catalogue (docs/requirements.md) in the

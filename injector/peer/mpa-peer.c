@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-peer: the reference MPA endpoint (RFC 5044 7.1, RFC 6581) over
  * kernel TCP sockets, either role, with fault modes that each break one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-peer's command line (see peer.h): --help, --list-faults, and every
  * option checked against the others before anything is opened.  A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-peer: the project's reference MPA endpoint (RFC 5044 7.1, RFC 6581).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-peer's serving (see peer.h): kernel TCP sockets, either role, one
  * thread, non-blocking sockets and epoll; every wait has a deadline.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The startup of one connection (see conn_priv.h): the Initiator's
  * Request, the Responder's Reply to it and the Initiator's reading of

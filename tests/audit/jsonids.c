@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * jsonids: reads mpa-audit's --json (or --jsonl) output on standard
  * input, checks it against the contract of docs/mpa-audit-json.md, and

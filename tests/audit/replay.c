@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mpa-replay: plays one scenario of the corpus (corpus/corpus.h) over a real TCP
  * connection on the loopback interface, both ends in this process, so

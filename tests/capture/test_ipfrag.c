@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * IP fragment reassembly: RFC 791 3.2 (IPv4 key, offsets, the last
  * fragment fixing the length), RFC 8200 4.5 (IPv6 key, 65535-octet

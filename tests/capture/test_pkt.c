@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Packet layer of mpa-audit: the tcpdump LINKTYPE list (NULL, ETHERNET,
  * RAW, LOOP, LINUX_SLL, IPV4, IPV6, LINUX_SLL2), IEEE 802.1Q tags,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * TCP reassembly (conformance/audit/tcp.c): RFC 9293 3.4 (sequence
  * space modulo 2^32), 3.10.7.4 (segment arrival, out-of-order queueing,

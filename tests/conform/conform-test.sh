@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mpa-conform's tests: the suites against the reference peer (mpa-peer)
 # on the loopback, as a correct endpoint and in each of its fault modes.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mpa-conform's HTML report (conformance/conform/html.c) made from the
 # checked-in fixture (tests/conform/fixture/report.json and its traces,
 # from real mpa-inject runs: see fixture/regen.sh) by htmlgen, then:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * htmlgen REPORT.json OUT.html: mpa-conform's HTML report (conform_html)
  * from a JSON report, the traces read relative to the report's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # libFuzzer targets (included by the root Makefile; uses B, LIB_SRCS,
 # LIB_HDRS, CSTD, WARN, CC and CLANG from it, CORPUS_* from corpus.mk).
 #

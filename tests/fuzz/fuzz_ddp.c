@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target: DDP and RDMAP headers at the start of a ULPDU
  * (RFC 5041 4, RFC 5040 4, RFC 7306).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target: the stateless FPDU decoder (RFC 5044 4.1-4.4,
  * draft-culley-iwarp-mpa-03 7.1-7.2).

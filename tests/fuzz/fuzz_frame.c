@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target: MPA startup frames (RFC 5044 7.1.1, RFC 6581 9,
  * draft-culley-iwarp-mpa-03 Start Key).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target: mpa-conform's HTML report (conformance/conform/html.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target: mpa-inject's scenario parser (injector/inject/scen.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target: the stream engine (RFC 5044 4 and 7, RFC 6581),
  * checked for its core guarantee: the same octets give the same events

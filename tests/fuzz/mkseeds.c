@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Seed inputs for the libFuzzer targets, built with libmpa's encoders:
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # docs/mpa-inject.1 against the code.
 #
 #   keys     every JSON key the scenario parser accepts, taken mechanically

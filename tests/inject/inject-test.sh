@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mpa-inject's tests: its script parser, and the example scenarios of
 # injector/scenarios/ played against the reference peer (mpa-peer) on the
 # loopback, as a correct endpoint and in its fault modes.

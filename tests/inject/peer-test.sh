@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mpa-peer against itself on the loopback interface, judged by mpa-audit.
 #
 # Each case runs a listening mpa-peer (port 0: the kernel picks a free

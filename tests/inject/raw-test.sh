@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mpa-inject's raw transport in its lab (--transport raw --lab), as root.
 #
 #   c-test     build/test/inject/test_raw: lost pieces and their

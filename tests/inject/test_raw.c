@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The raw transport (injector/inject/tp_raw.c) in the lab
  * (injector/inject/netns.h): what a scenario cannot reach.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests of utcp, mpa-inject's userspace TCP state machine
  * (injector/inject/utcp.h), named after the RFC 9293 / RFC 6298 clause

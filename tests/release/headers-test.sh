@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every public header of libmpa (include/mpa/*.h) compiles on its own, as
 # the first and only include of a C11 and of a C++11 file, with every
 # warning an error: a user may include any one of them alone.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make install into a staging folder (DESTDIR), as a packager does, then:
 #  - everything is there: the programs, libmpa (libmpa.so.0 with its
 #    SONAME, the static library, every public header, libmpa.pc), the
@@ -20,10 +21,12 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 ko() { fail=$((fail + 1)); echo "install-test: $*"; }
 version=$(cat VERSION)
-prefix=/usr/local
+prefix=${PREFIX:-/usr/local}
+libdir=${LIBDIR:-$prefix/lib}
 P=$st$prefix
+L=$st$libdir
 
-make -s install DESTDIR="$st" PREFIX=$prefix >"$tmp/install.log" 2>&1 || {
+make -s install DESTDIR="$st" PREFIX="$prefix" LIBDIR="$libdir" >"$tmp/install.log" 2>&1 || {
     cat "$tmp/install.log"
     echo "install-test: make install failed"
     exit 1
@@ -38,7 +41,7 @@ done
 want "$P/share/man/man3/libmpa.3"
 want "$P/share/man/man5/mpa-scenario.5"
 want "$P/share/man/man5/mpa-suite.5"
-for f in libmpa.so.$version libmpa.so.0 libmpa.so libmpa.a pkgconfig/libmpa.pc; do want "$P/lib/$f"; done
+for f in libmpa.so.$version libmpa.so.0 libmpa.so libmpa.a pkgconfig/libmpa.pc; do want "$L/$f"; done
 for h in include/mpa/*.h include/mpa/*.def; do want "$P/include/mpa/$(basename "$h")"; done
 for f in requirements.md interop-demo.pcapng; do want "$P/share/mpa-toolkit/$f"; done
 n=$(find "$P/share/mpa-toolkit/suites" -name '*.json' | wc -l)
@@ -49,7 +52,7 @@ n=$(ls "$P/share/mpa-toolkit/scenarios/"*.json 2>/dev/null | wc -l)
 want "$st$plugindir/iwmpa.so"
 
 # The shared library: SONAME, and nothing but mpa_* exported.
-so=$P/lib/libmpa.so.$version
+so=$L/libmpa.so.$version
 readelf -d "$so" | grep -q 'SONAME.*\[libmpa\.so\.0\]' && ok || ko "libmpa.so has no SONAME libmpa.so.0"
 others=$(nm -D --defined-only "$so" | awk '{ print $3 }' | grep -v '^mpa_' | tr '\n' ' ')
 [ -z "$others" ] && ok || ko "libmpa.so exports more than mpa_*: $others"
@@ -87,19 +90,19 @@ int main(void)
     return 0;
 }
 C
-export PKG_CONFIG_PATH="$P/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$st"
+export PKG_CONFIG_PATH="$L/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$st"
 cflags=$(pkg-config --cflags libmpa) libs=$(pkg-config --libs libmpa) || ko "pkg-config libmpa failed"
 [ "$(pkg-config --modversion libmpa)" = "$version" ] && ok || ko "libmpa.pc says $(pkg-config --modversion libmpa)"
 want_out="libmpa $version crc 8a9136aa frame 20 stream ok"
 if cc $cflags "$tmp/hello.c" -o "$tmp/hello" $libs 2>"$tmp/cc.err"; then
-    out=$(LD_LIBRARY_PATH="$P/lib" "$tmp/hello")
+    out=$(LD_LIBRARY_PATH="$L" "$tmp/hello")
     [ "$out" = "$want_out" ] && ok || ko "the shared-library program printed \"$out\""
-    LD_LIBRARY_PATH="$P/lib" ldd "$tmp/hello" | grep -q "libmpa.so.0 => $P/lib/libmpa.so.0" && ok ||
-        ko "the program does not load the staged libmpa.so.0: $(LD_LIBRARY_PATH="$P/lib" ldd "$tmp/hello")"
+    LD_LIBRARY_PATH="$L" ldd "$tmp/hello" | grep -q "libmpa.so.0 => $L/libmpa.so.0" && ok ||
+        ko "the program does not load the staged libmpa.so.0: $(LD_LIBRARY_PATH="$L" ldd "$tmp/hello")"
 else
     ko "cc \$(pkg-config --cflags --libs libmpa): $(head -5 "$tmp/cc.err")"
 fi
-if cc $cflags "$tmp/hello.c" -o "$tmp/hello-static" "$P/lib/libmpa.a" 2>"$tmp/cc.err"; then
+if cc $cflags "$tmp/hello.c" -o "$tmp/hello-static" "$L/libmpa.a" 2>"$tmp/cc.err"; then
     [ "$("$tmp/hello-static")" = "$want_out" ] && ok || ko "the static program printed something else"
 else
     ko "cc with libmpa.a: $(head -5 "$tmp/cc.err")"
@@ -119,7 +122,7 @@ rc=$?
 [ $rc = 1 ] && grep -q "MPA-ENH-A-ECHO" "$tmp/demo.txt" && ok || ko "the installed mpa-audit on the demo capture: exit $rc"
 
 # make uninstall leaves no file behind.
-make -s uninstall DESTDIR="$st" PREFIX=$prefix >/dev/null 2>&1 || ko "make uninstall failed"
+make -s uninstall DESTDIR="$st" PREFIX="$prefix" LIBDIR="$libdir" >/dev/null 2>&1 || ko "make uninstall failed"
 left=$(find "$st" ! -type d | sed "s|^$st||")
 [ -z "$left" ] && ok || ko "make uninstall left: $left"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What every installed program does the same way:
 #  - --version prints "NAME VERSION", the VERSION file's;
 #  - output that cannot be written (standard output or a report file on

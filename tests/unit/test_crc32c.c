@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * CRC32C, RFC 5044 section 4.4 (the CRC32c of RFC 3385 / RFC 3720 B.4).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for the DDP/RDMAP header module (include/mpa/ddp.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The feeder (mpa/feed.h): what the stream engine hands back is held and
  * fed again in arrival order (RFC 5044 7.1.2 rule 4, RFC 6581 9: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The one table of findings (include/mpa/findings.def), which is the
  * project's requirement catalogue (docs/requirements.md is generated from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * FPDUs: RFC 5044 4.1 (format, pad), 4.2-4.3 (markers, FPDUPTR), 4.4
  * (CRC32C coverage), 4.5 (MULPDU); the annotated FPDU dumps of

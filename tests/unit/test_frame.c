@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Startup frames: RFC 5044 7.1.1 (Request/Reply layout and keys),
  * RFC 6581 6 and 9 (S bit, Rev 2, A|B|IRD C|D|ORD), draft-03 8.1.1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Holes and mid-stream starts: mpa_stream_gap() and cfg.midstream
  * (include/mpa/stream.h).  RFC 5044 4.2-4.3 (markers: FPDUPTR gives the

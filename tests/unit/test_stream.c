@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Stream engine and checker: RFC 5044 7.1.2 (startup rules), 7.1.1
  * (frame fields), 4 (FPDUs, markers, CRC), 8 (errors); RFC 6581 9, 10

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libmpawire (wire/): byte order, the Internet checksum (RFC 1071), the
  * capture writer (draft-ietf-opsawg-pcap, draft-ietf-opsawg-pcapng) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * jget: prints values out of a JSON document, for shell tests.
  *

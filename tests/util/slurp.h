@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Small helpers shared by the test tools that read JSON on stdin
  * (tests/audit/jsonids.c, dissector/tests/iwjson.c). */
 #ifndef TESTS_UTIL_SLURP_H
