@@ -9,9 +9,12 @@
 #include "mpa/frame.h"
 #include "rd.h"
 
-static const uint8_t key_req[16] = "MPA ID Req Frame";
-static const uint8_t key_rep[16] = "MPA ID Rep Frame";
-static const uint8_t key_rtr[16] = "MPA ID RtR Frame";
+/* The keys are 16 octets with no terminating NUL: spelled out octet by
+ * octet (a 16-character string literal in a 16-octet array is a warning
+ * of newer compilers). */
+static const uint8_t key_req[16] = {'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q', ' ', 'F', 'r', 'a', 'm', 'e'};
+static const uint8_t key_rep[16] = {'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p', ' ', 'F', 'r', 'a', 'm', 'e'};
+static const uint8_t key_rtr[16] = {'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 't', 'R', ' ', 'F', 'r', 'a', 'm', 'e'};
 /* 15 octets; the 16th is the flags octet of the Start Key. */
 static const uint8_t key_start[16] = "MPA ident frame";
 
