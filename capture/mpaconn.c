@@ -253,6 +253,8 @@ static void t_data(void *user, int dir, uint64_t off, const uint8_t *p, uint32_t
             c->verdict[dir] = memcmp(c->first[dir], "MPA ", 4) == 0 ? V_MPA : V_OTHER;
         if (will_be_mpa(c) && !c->overflow)
             decide(c); /* the engine takes these octets as they come */
+        if (c->state == MC_IGNORED)
+            return; /* no memory for an engine */
     }
     mpa_feed_status st = mpa_feeder_data(c->fd, dir, p, len, seg_start);
     over_limit(c, dir, st, frame);
