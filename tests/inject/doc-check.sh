@@ -104,8 +104,7 @@ fi
 
 # Render (tbl, no hyphenation, long lines so that no name is cut), bold
 # as overstrike; mark bold runs with \x01...\x02; every word of a bold
-# run is documented.  The page's first line is its NAME heading: a page
-# that does not render at all has none.
+# run is documented.  A page that does not render has no NAME heading.
 groff -t -man -Tutf8 -P-c -rHY=0 -rLL=250n "$scen" 2>/dev/null |
     perl -CS -ne '
         s/((?:(.)\x08\2)+)/my $r = $1; $r =~ s|.\x08||g; "\x01$r\x02"/ge;  # bold
