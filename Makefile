@@ -170,10 +170,12 @@ werror:
 	    { cat $(B)/werror.log; echo "werror: the build has warnings (build/werror.log)"; exit 1; }
 	@echo "werror: the products build without a warning"
 
-# The release: licences, headers, programs (--version, output never
-# lost), make install / uninstall into a staging folder.
+# The release: licences, man pages (tests/man-test.sh), headers,
+# programs (--version, output never lost), make install / uninstall into
+# a staging folder.
 release-test: all
 	@tests/release/license-test.sh
+	@tests/man-test.sh
 	@tests/release/headers-test.sh
 	@tests/release/progs-test.sh
 	@PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) tests/release/install-test.sh

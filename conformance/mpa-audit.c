@@ -32,7 +32,7 @@ static const char usage[] =
     "with the rule's id, severity, frame, direction and stream offset.\n"
     "\n"
     "Output:\n"
-    "  --json               one JSON document (schema: docs/mpa-audit-json.md)\n"
+    "  --json               one JSON document (described in mpa-audit(1))\n"
     "  --jsonl              JSON Lines: each finding as it is made, each connection\n"
     "                       when it completes, a summary last\n"
     "  -o, --output FILE    write the report to FILE instead of standard output\n"

@@ -146,7 +146,7 @@ int plan_write(const conf_tests *T, const char *path, char *err, size_t errlen)
                "[requirements.md](requirements.md)). Class M tests check a MUST; FYI tests check a\n"
                "SHOULD or MAY, or measure something, and never make a device non-conformant.\n"
                "The procedure is the test's script, step by step, in its own terms (see\n"
-               "mpa-inject(1), THE SCENARIO FORMAT); the observable results are its expect steps.\n");
+               "mpa-scenario(5)); the observable results are its expect steps.\n");
     unsigned n = 0;
     int starts;
     for (size_t i = suite_next(T, 0, &starts); i < T->n; i = suite_next(T, i + 1, &starts)) {

@@ -263,8 +263,17 @@ const char *suite_default_dir(char *tried, size_t cap)
         if (slash) {
             *slash = 0;
             snprintf(here, sizeof here, "%s/../conformance/suites", exe);
-            if (is_dir(here))
+            char real[PATH_MAX], cwd[PATH_MAX];
+            if (is_dir(here) && realpath(here, real)) {
+                /* Named as from the current folder when it is inside it
+                 * (reports and the test plan show the suites' paths). */
+                size_t k = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+                if (k && !strncmp(real, cwd, k) && real[k] == '/')
+                    snprintf(here, sizeof here, "%s", real + k + 1);
+                else
+                    snprintf(here, sizeof here, "%s", real);
                 return here;
+            }
         }
     }
 #ifdef MPA_SUITES_DIR

@@ -43,8 +43,8 @@ static void usage(FILE *f)
             "  --active N    connections open at once (default 256)\n"
             "  --adversarial DIR\n"
             "                captures made to break an auditor (floods, lying lengths, sequence\n"
-            "                jumps, endless holes, garbage; scripts/audit-robust.sh runs mpa-audit\n"
-            "                on them); DIR is created if missing\n"
+            "                jumps, endless holes, garbage, and ADVERSARIAL.tsv saying what\n"
+            "                each must provoke); DIR is created if missing\n"
             "  --help        this text\n"
             "  --version     the toolkit's version\n");
 }

@@ -22,8 +22,7 @@
  *
  * The draft-03 Start Key is 15 octets "MPA ident frame" followed by one
  * octet M|C|Res(2)|Rev(4) (the draft's Figure 7 did not survive in our
- * copy; this layout follows its field list and is documented as an
- * assumption in docs/decoding.md).
+ * copy; this layout follows its field list, an assumption: libmpa(3)).
  */
 #ifndef MPA_FRAME_H
 #define MPA_FRAME_H

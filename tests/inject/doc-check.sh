@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# docs/mpa-inject.1 against the code.
+# mpa-inject's man pages against the code: docs/mpa-scenario.5 (the
+# script format) and docs/mpa-inject.1 (the program).
 #
 #   keys     every JSON key the scenario parser accepts, taken mechanically
 #            from the scenario parser, injector/inject/scen*.c: the
@@ -15,17 +16,19 @@
 #            names) and strcmp(x->valuestring, "value") calls;
 #   options  every option (long and short) of `mpa-inject --help`.
 #
-# A key or value is documented when it appears in bold in the section
-# THE SCENARIO FORMAT of the rendered page (groff -man, overstrike bold);
-# an option when a tag of the OPTIONS section (the line after a .TP in
-# the page's source) names it (\-\-name, \-x).  Options the page describes but --help does not know
-# fail too.  Then groff (with and without tbl) must render the page
-# without a warning, and so must mandoc -T lint when it is installed
-# (its STYLE notes aside).
+# A key or value is documented when it appears in bold in the rendered
+# scenario page (groff -man, overstrike bold; the whole page is the
+# format); an option when a tag of the OPTIONS section of the program's
+# page (the line after a .TP in the page's source) names it (\-\-name,
+# \-x).  Options the page describes but --help does not know fail too.
+# Then groff (with and without tbl) must render both pages without a
+# warning, and so must mandoc -T lint when it is installed (its STYLE
+# notes aside).
 #
-#   tests/inject/doc-check.sh [MPA-INJECT [MAN-PAGE]]
-#       MPA-INJECT  default build/mpa-inject (make build/mpa-inject)
-#       MAN-PAGE    default docs/mpa-inject.1
+#   tests/inject/doc-check.sh [MPA-INJECT [MAN-PAGE [SCENARIO-PAGE]]]
+#       MPA-INJECT     default build/mpa-inject (make build/mpa-inject)
+#       MAN-PAGE       default docs/mpa-inject.1
+#       SCENARIO-PAGE  default docs/mpa-scenario.5
 #
 # Exit 0 when everything is documented, 1 otherwise (each gap named).
 set -u
@@ -34,15 +37,17 @@ here=$(pwd)
 abs() { case $1 in /*) echo "$1" ;; *) echo "$here/$1" ;; esac; }
 bin=$(abs "${1:-}")
 man=$(abs "${2:-}")
+scen=$(abs "${3:-}")
 cd "$(dirname "$0")/../.." || { echo "doc-check: cannot find the source tree"; exit 1; }
 [ -n "${1:-}" ] || bin=$(pwd)/build/mpa-inject
 [ -n "${2:-}" ] || man=$(pwd)/docs/mpa-inject.1
+[ -n "${3:-}" ] || scen=$(pwd)/docs/mpa-scenario.5
 src=$(echo injector/inject/scen*.c) # the scenario parser's files
 
 fail=0
 ko() { echo "doc-check: $*"; fail=1; }
 
-for f in $src "$man"; do
+for f in $src "$man" "$scen"; do
     [ -r "$f" ] || { echo "doc-check: $f: missing"; exit 1; }
 done
 if [ ! -x "$bin" ]; then
@@ -99,28 +104,21 @@ fi
 # ---- what the page documents --------------------------------------------------
 
 # Render (tbl, no hyphenation, long lines so that no name is cut), bold
-# as overstrike; mark bold runs with \x01...\x02 and keep the section THE
-# SCENARIO FORMAT; every word of a bold run is documented.
-groff -t -man -Tutf8 -P-c -rHY=0 -rLL=250n "$man" 2>/dev/null |
+# as overstrike; mark bold runs with \x01...\x02; every word of a bold
+# run is documented.  A page that does not render has no NAME heading.
+groff -t -man -Tutf8 -P-c -rHY=0 -rLL=250n "$scen" 2>/dev/null |
     perl -CS -ne '
         s/((?:(.)\x08\2)+)/my $r = $1; $r =~ s|.\x08||g; "\x01$r\x02"/ge;  # bold
         s/_\x08//g;                                                       # italic
         print' >"$tmp/render"
-sed 's/[\x01\x02]//g' "$tmp/render" | grep -n '^[A-Z]' >"$tmp/heads"
-from=$(grep -m1 ':THE SCENARIO FORMAT$' "$tmp/heads" | cut -d: -f1)
-if [ -z "$from" ]; then
-    ko "$man has no section THE SCENARIO FORMAT"
-    from=1
-fi
-to=$(awk -F: -v f="$from" '$1 > f { print $1 - 1; exit }' "$tmp/heads")
-sed -n "${from},${to:-\$}p" "$tmp/render" |
-    perl -ne 'while (/\x01([^\x02]*)\x02/g) { print "$_\n" for ($1 =~ /[A-Za-z0-9_]+/g) }' |
+grep -q '^.NAME.$' "$tmp/render" || ko "$scen does not render (no NAME section)"
+perl -ne 'while (/\x01([^\x02]*)\x02/g) { print "$_\n" for ($1 =~ /[A-Za-z0-9_]+/g) }' "$tmp/render" |
     sort -u >"$tmp/bold"
 
 missing=$(comm -23 "$tmp/keys" "$tmp/bold" | tr '\n' ' ')
-[ -z "$missing" ] || ko "keys of $src not documented (in bold) in THE SCENARIO FORMAT of $man: $missing"
+[ -z "$missing" ] || ko "keys of $src not documented (in bold) in $scen: $missing"
 missing=$(comm -23 "$tmp/values" "$tmp/bold" | tr '\n' ' ')
-[ -z "$missing" ] || ko "value names of $src not documented (in bold) in THE SCENARIO FORMAT of $man: $missing"
+[ -z "$missing" ] || ko "value names of $src not documented (in bold) in $scen: $missing"
 
 # ---- options --------------------------------------------------------------------
 
@@ -143,16 +141,18 @@ extra=$(comm -13 "$tmp/help_opts" "$tmp/man_opts" | tr '\n' ' ')
 
 # ---- rendering ----------------------------------------------------------------------
 
-for pre in "" "-t"; do
-    w=$(groff $pre -man -Tutf8 -ww -z "$man" 2>&1)
-    [ -z "$w" ] || ko "groff${pre:+ $pre} -man -ww warns about $man: $(echo "$w" | head -n 5)"
+for page in "$man" "$scen"; do
+    for pre in "" "-t"; do
+        w=$(groff $pre -man -Tutf8 -ww -z "$page" 2>&1)
+        [ -z "$w" ] || ko "groff${pre:+ $pre} -man -ww warns about $page: $(echo "$w" | head -n 5)"
+    done
+    if command -v mandoc >/dev/null; then
+        w=$(mandoc -T lint -W warning "$page" 2>&1)
+        [ -z "$w" ] || ko "mandoc -T lint warns about $page: $(echo "$w" | head -n 5)"
+    fi
 done
-if command -v mandoc >/dev/null; then
-    w=$(mandoc -T lint -W warning "$man" 2>&1)
-    [ -z "$w" ] || ko "mandoc -T lint warns about $man: $(echo "$w" | head -n 5)"
-fi
 
 if [ $fail = 0 ]; then
-    echo "doc-check: ok: $nk keys, $nv value names, $(wc -l <"$tmp/help_opts") options documented in $man"
+    echo "doc-check: ok: $nk keys and $nv value names documented in $scen, $(wc -l <"$tmp/help_opts") options in $man"
 fi
 exit $fail

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every source file says its licence in an SPDX line near its top:
 # LGPL-2.1-or-later for libmpa (include/mpa/, src/), GPL-2.0-or-later for
 # everything else; the licence texts and debian/copyright are there.
