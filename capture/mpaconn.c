@@ -413,6 +413,10 @@ void mc_segment(mc_conn *c, const mc_seg *seg)
         tcp_dir_segment(&c->tcp[dir], dir, seq, seg->payload, seg->len, wire, seg->fin != 0, seg->frame, &c->sink,
                         &c->sh->budget);
     }
+    /* A FIN's or a RST's sequence number shows what the sender sent
+     * before it, captured or not: what is missing is a hole now. */
+    if ((seg->fin || seg->rst) && c->tcp[dir].have_base)
+        tcp_dir_sent(&c->tcp[dir], dir, seq, seg->frame, &c->sink, &c->sh->budget);
     if (seg->rst && c->tcp[dir].have_base)
         tcp_dir_rst(&c->tcp[dir], dir, seg->frame, &c->sink, &c->sh->budget);
     if (c->state == MC_IGNORED) {

@@ -214,10 +214,14 @@ static int enqueue(tcp_dir *t, int dir, uint64_t off, const uint8_t *p, uint32_t
     return 1;
 }
 
+/* first_tx: the segment reaches past everything the direction sent
+ * before it (a first transmission); a retransmission may be cut into
+ * other segments than the original, so it does not start a segment as
+ * sent (FPDU alignment is judged on first transmissions only). */
 static void data_at(tcp_dir *t, int dir, uint64_t off, const uint8_t *p, uint32_t len, uint64_t frame,
-                    const tcp_sink *sink, tcp_budget *b)
+                    const tcp_sink *sink, tcp_budget *b, int first_tx)
 {
-    int seg_start = 1;
+    int seg_start = first_tx;
     uint64_t end = off + len;
     if (end <= t->nxt) {
         compare_recent(t, dir, off, p, len, frame, sink);
@@ -246,7 +250,7 @@ static void data_at(tcp_dir *t, int dir, uint64_t off, const uint8_t *p, uint32_
             skip_to_queue(t, dir, frame, sink, b);
         if (off > t->nxt)
             hole(t, dir, off - t->nxt, frame, sink);
-        data_at(t, dir, off, p, len, frame, sink, b);
+        data_at(t, dir, off, p, len, frame, sink, b, first_tx);
         return;
     }
     while (t->ooo && t->ooo_bytes > TCP_OOO_DIR_MAX) {
@@ -281,8 +285,11 @@ void tcp_dir_segment(tcp_dir *t, int dir, uint32_t seq, const uint8_t *p, uint32
         t->fin_off = off + wire_len;
         t->fin_frame = frame;
     }
+    int first_tx = off >= t->high;
+    if (off + wire_len > t->high)
+        t->high = off + wire_len;
     if (len)
-        data_at(t, dir, off, p, len, frame, sink, b);
+        data_at(t, dir, off, p, len, frame, sink, b, first_tx);
     /* The capture cut this segment: its tail will never come (unless
      * retransmitted), so once it is next, it is a hole. */
     if (wire_len > len && t->nxt == off + len) {
@@ -290,6 +297,21 @@ void tcp_dir_segment(tcp_dir *t, int dir, uint32_t seq, const uint8_t *p, uint32
         drain(t, dir, sink, b);
     }
     check_fin(t, dir, sink);
+}
+
+/* Octets [nxt, off) were sent and are not (or not yet) captured: they
+ * are a hole, and so is the rest of a gap that off ends inside, when
+ * queued data after it shows that the sender sent the whole of it. */
+static void sent_upto(tcp_dir *t, int dir, uint64_t off, uint64_t frame, const tcp_sink *sink, tcp_budget *b)
+{
+    while (t->ooo && t->ooo->off <= off)
+        skip_to_queue(t, dir, frame, sink, b);
+    if (off <= t->nxt)
+        return;
+    if (t->ooo)
+        skip_to_queue(t, dir, frame, sink, b);
+    else
+        hole(t, dir, off - t->nxt, frame, sink);
 }
 
 void tcp_dir_acked(tcp_dir *t, int dir, uint32_t ack, uint64_t frame, const tcp_sink *sink, tcp_budget *b)
@@ -302,10 +324,24 @@ void tcp_dir_acked(tcp_dir *t, int dir, uint32_t ack, uint64_t frame, const tcp_
     if (a > t->acked)
         t->acked = a;
     /* The peer received everything below acked: what the capture lacks
-     * there is a hole.  Only settle it where queued data waits behind it
-     * (a hole with nothing after it is settled at the flush). */
-    while (t->ooo && t->ooo->off <= t->acked)
-        skip_to_queue(t, dir, frame, sink, b);
+     * there is a hole, and it is declared now, before the acknowledging
+     * segment's own octets are delivered, so that the order of the two
+     * directions is kept (the octets were sent before the peer's answer:
+     * ordering rules must not blame the peer for answering them). */
+    sent_upto(t, dir, t->acked, frame, sink, b);
+    check_fin(t, dir, sink);
+}
+
+void tcp_dir_sent(tcp_dir *t, int dir, uint32_t seq, uint64_t frame, const tcp_sink *sink, tcp_budget *b)
+{
+    uint64_t off;
+    if (!t->have_base || t->ended || !tcp_dir_offset(t, seq, &off))
+        return;
+    if (t->fin_seen && off > t->fin_off)
+        off = t->fin_off;
+    if (off > t->high)
+        t->high = off;
+    sent_upto(t, dir, off, frame, sink, b);
     check_fin(t, dir, sink);
 }
 

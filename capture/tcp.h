@@ -12,7 +12,7 @@
  *  - retransmissions (also with other segment boundaries) are trimmed
  *    to what is new; octets that differ from the copy seen first are a
  *    conflict (the first copy wins, as the receiver already took it);
- *  - a hole is declared when the peer has acknowledged past it (the
+ *  - a hole is declared as soon as the peer has acknowledged past it (the
  *    receiver got what the capture missed), when a direction holds too
  *    much out-of-order data, when the memory budget runs out, at FIN/RST
  *    and at the end of the capture;
@@ -68,6 +68,7 @@ typedef struct tcp_dir {
     uint8_t fin_seen, ended;
     uint32_t base_seq;    /* sequence number of stream offset 0 */
     uint64_t nxt;         /* octets delivered (or declared lost) so far */
+    uint64_t high;        /* the end of the highest octets seen sent (retransmissions start below it) */
     uint64_t fin_off;     /* where the FIN sits */
     uint64_t acked;       /* highest offset the peer acknowledged */
     uint64_t fin_frame;
@@ -103,6 +104,11 @@ void tcp_dir_segment(tcp_dir *t, int dir, uint32_t seq, const uint8_t *p, uint32
  * frame): a hole before queued data that the peer already received is
  * declared now. */
 void tcp_dir_acked(tcp_dir *t, int dir, uint32_t ack, uint64_t frame, const tcp_sink *sink, tcp_budget *b);
+
+/* dir's sender's own sequence number (of a FIN or RST that follows
+ * octets the capture lacks) shows it sent everything before seq: the
+ * hole is declared now. */
+void tcp_dir_sent(tcp_dir *t, int dir, uint32_t seq, uint64_t frame, const tcp_sink *sink, tcp_budget *b);
 
 /* dir's sender reset the connection: queued data is delivered (holes
  * declared), then end(RST). */

@@ -44,6 +44,16 @@ $(B)/mpa-audit: conformance/mpa-audit.c $(AUDIT_HDRS) $(UTIL_HDRS) $(B)/libaudit
 	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(LDFLAGS) $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpautil.a $(B)/libmpa.a \
 	    $(EXT_LIBS)
 
+# The sweep: every reference capture cut and thinned packet by packet
+# must add no finding about a device (tests/audit/sweep.c).
+$(B)/test/sweep: tests/audit/sweep.c $(AUDIT_HDRS) $(CAP_HDRS) $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpa.a
+	@mkdir -p $(dir $@)
+	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpa.a $(EXT_LIBS)
+
+.PHONY: capture-sweep
+capture-sweep: $(B)/test/sweep
+	@$(B)/test/sweep captures/MANIFEST.tsv captures
+
 # The JSON contract checker used by the golden tests.
 $(B)/jsonids: tests/audit/jsonids.c tests/util/slurp.h $(B)/libmpa.a
 	$(CC) $(AUDIT_CFLAGS) -Itests $< -o $@ $(B)/libmpa.a $(CJSON_LIBS)

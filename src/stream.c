@@ -64,6 +64,10 @@ typedef struct dirst {
     uint64_t h_off;             /* first skipped octet not yet reported */
     hunt h;
 
+    /* What the capture lost of this direction (mpa_stream_gap): rules
+     * that rest on these octets are not judged. */
+    uint64_t lost_from, lost_end; /* the first lost octet, and the end of the last hole */
+
     /* octets not decoded as MPA, waiting to be reported */
     uint64_t data_len, data_off;
     const char *data_why;
@@ -86,6 +90,7 @@ struct mpa_stream {
     uint8_t finished;       /* mpa_stream_finish was called */
     uint8_t startup_lost;   /* a startup frame fell in a capture hole */
     uint8_t midstream;      /* the capture began after the startup */
+    uint8_t not_judged[(MPA_F__COUNT + 7) / 8]; /* rules said not judged (once each) */
     char msg[256];
 };
 
@@ -168,6 +173,33 @@ static void finding(S *s, int dir, uint64_t off, mpa_finding_id id, const char *
     ev.u.finding.rule = mpa_rule_get(id);
     ev.u.finding.msg = s->msg;
     emit(s, &ev);
+}
+
+/*
+ * The evidence rule: a finding about dir's sender is made only when the
+ * octets it rests on were captured.  Direction ev_dir's octets before
+ * offset upto are the evidence (UINT64_MAX: all of them so far); if the
+ * capture lost some of them (octets it lost still count as sent: the
+ * capture layer declares a hole as soon as the peer acknowledges past
+ * it), the rule is not judged: a capture note (MPA-CAP-NOT-JUDGED, once
+ * per rule) says which, and about which octets.  Returns 1 then, 0 when
+ * the rule may be judged.
+ */
+static int evidence_lost(S *s, int dir, uint64_t off, mpa_finding_id id, int ev_dir, uint64_t upto)
+{
+    const dirst *e = &s->d[ev_dir];
+    if (!e->st.gap_octets || e->lost_from >= upto)
+        return 0;
+    uint8_t bit = (uint8_t)(1u << (id % 8));
+    if (!(s->not_judged[id / 8] & bit)) {
+        s->not_judged[id / 8] |= bit;
+        const char *who = e->role == MPA_ROLE_INITIATOR ? "Initiator" : e->role == MPA_ROLE_RESPONDER ? "Responder" : "peer";
+        finding(s, dir, off, MPA_F_CAP_NOT_JUDGED,
+                "%s not judged: the capture lost octets %llu-%llu of the %s's direction (%s)",
+                mpa_rule_get(id)->id, (unsigned long long)e->lost_from, (unsigned long long)e->lost_end,
+                ev_dir == dir ? "same" : who, ev_dir == dir ? "the octets judged" : "what it sent before");
+    }
+    return 1;
 }
 
 static void data_flush(S *s, int dir)
@@ -361,6 +393,10 @@ static void key_finding(S *s, int dir)
     char keyhex[3 * MPA_KEY_LEN + 1];
     for (int i = 0; i < MPA_KEY_LEN; i++)
         snprintf(keyhex + 3 * i, 4, "%02x%s", f->key[i], i + 1 < MPA_KEY_LEN ? " " : "");
+    /* Which key was due depends on what the peer sent first. */
+    if (!want_rep && evidence_lost(s, dir, d->frame_off, memcmp(f->key, "MPA ", 4) == 0 ? MPA_F_FRM_KEY_REQ :
+                                   MPA_F_STA_REQ_FIRST, o, UINT64_MAX))
+        return;
     if (want_rep) {
         finding(s, dir, d->frame_off + (uint64_t)first, MPA_F_FRM_KEY_REP,
                 "Reply key octet %d is 0x%02x, expected 0x%02x ('%c') [%s]", first, f->key[first],
@@ -452,7 +488,8 @@ static void frame_done(S *s, int dir)
         break;
     case MPA_KEY_REP:
         judge_std_frame(s, dir);
-        if (!od->have_frame && !s->resp_wait_done && !s->startup_lost) {
+        if (!od->have_frame && !s->resp_wait_done &&
+            !evidence_lost(s, dir, d->frame_off, MPA_F_STA_RESP_WAIT, o, UINT64_MAX)) {
             s->resp_wait_done = 1;
             if (od->nhdr || od->sub == SS_PD)
                 finding(s, dir, d->frame_off, MPA_F_STA_RESP_WAIT,
@@ -598,10 +635,12 @@ static size_t feed_startup(S *s, int dir, const uint8_t *p, size_t len)
             }
             if (!d->early_done) {
                 d->early_done = 1;
-                if (d->role == MPA_ROLE_INITIATOR)
+                if (d->role == MPA_ROLE_INITIATOR &&
+                    !evidence_lost(s, dir, d->off, MPA_F_STA_INIT_FPDU_WAIT, !dir, UINT64_MAX))
                     finding(s, dir, d->off, MPA_F_STA_INIT_FPDU_WAIT,
                             "Initiator sent octets after its Request before the Reply arrived");
-                else if (d->role == MPA_ROLE_RESPONDER)
+                else if (d->role == MPA_ROLE_RESPONDER &&
+                         !evidence_lost(s, dir, d->off, MPA_F_STA_RESP_WAIT, !dir, UINT64_MAX))
                     finding(s, dir, d->off, MPA_F_STA_RESP_WAIT,
                             "Responder sent octets after its Reply before any Request arrived");
             }
@@ -726,6 +765,9 @@ static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ddp 
             return 0;
         }
         s->rtr_late = 1;
+        /* The first FPDU may be among octets the capture lost. */
+        if (evidence_lost(s, dir, off, MPA_F_ENH_RTR_SEND, dir, off))
+            return 0;
         finding(s, dir, off, MPA_F_ENH_RTR_SEND,
                 "first FPDU after the enhanced Reply is %s, not a zero-length RTR (Reply offered %s)",
                 dd->hdr.opcode <= 15 ? mpa_rdmap_opcode_name(dd->hdr.opcode) : "?", offered);
@@ -877,11 +919,11 @@ static void fpdu_begins(S *s, int dir)
         finding(s, dir, d->off, MPA_F_TRM_LAST, "octets follow this side's TERMINATE");
     }
     if (d->nfpdu == 0 && dir != s->init_dir && s->init_dir >= 0 && !s->resp_fpdu_done && !s->midstream &&
-        !s->startup_lost &&
-        s->d[s->init_dir].nfpdu == 0) {
+        !s->startup_lost && s->d[s->init_dir].nfpdu == 0) {
         s->resp_fpdu_done = 1;
-        finding(s, dir, d->off, MPA_F_STA_RESP_FPDU_WAIT,
-                "Responder's first FPDU octet before any complete FPDU from the Initiator");
+        if (!evidence_lost(s, dir, d->off, MPA_F_STA_RESP_FPDU_WAIT, s->init_dir, UINT64_MAX))
+            finding(s, dir, d->off, MPA_F_STA_RESP_FPDU_WAIT,
+                    "Responder's first FPDU octet before any complete FPDU from the Initiator");
     }
     if (d->nfpdu == 0)
         judge_answer_to_improper(s, dir, d->off, "FPDU");
@@ -1295,6 +1337,13 @@ void mpa_stream_segment(mpa_stream *st, int dir)
         d->st.segments_aligned++;
         return;
     }
+    /* A segment inside an FPDU that began before octets the capture lost
+     * may be a retransmission resegmented by the sender: not judged. */
+    uint64_t fstart = d->off - (d->peek ? 0 : rx_partial(&d->rx));
+    if (d->st.gap_octets && d->lost_end > fstart) {
+        evidence_lost(s, dir, d->off, MPA_F_FPD_ALIGN, dir, UINT64_MAX);
+        return;
+    }
     if (!d->align_done) {
         d->align_done = 1;
         finding(s, dir, d->off + (d->peek ? d->npeek : 0), MPA_F_FPD_ALIGN,
@@ -1338,7 +1387,8 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     /* The Responder closing after a proper Request without replying. */
     int o = !dir;
     if (d->role != MPA_ROLE_INITIATOR && !d->have_frame && !frame_started && is_kind(s, o, MPA_KEY_REQ) &&
-        !s->d[o].improper && !s->d[o].fr.s)
+        !s->d[o].improper && !s->d[o].fr.s && !evidence_lost(s, dir, d->off, MPA_F_STA_REJECT, dir, UINT64_MAX) &&
+        !evidence_lost(s, dir, d->off, MPA_F_STA_REJECT, o, s->d[o].frame_off + MPA_FRAME_HDR_LEN + s->d[o].fr.pd_len))
         finding(s, dir, d->off, MPA_F_STA_REJECT,
                 "Responder closed (%s) after a properly formatted Request without a Reply (R=1 expected)",
                 how);
@@ -1409,7 +1459,10 @@ void mpa_stream_gap(mpa_stream *st, int dir, uint64_t len)
         return;
     dirst *d = &s->d[dir];
     midstream_note(s, dir);
+    if (!d->st.gap_octets)
+        d->lost_from = d->off;
     d->st.gap_octets += len;
+    d->lost_end = d->off + len;
     static const char *const where[] = {"in the startup phase", "in FPDU mode", "after MPA was left",
                                         "after a TERMINATE", "after FIN/RST", "while resynchronising"};
     unsigned m = d->mode < sizeof where / sizeof where[0] ? d->mode : 2;
