@@ -166,6 +166,7 @@ fuzz: plugin-fuzz
 # build/werror, so the normal build stays as the user asked).
 .PHONY: werror release-test check
 werror:
+	@mkdir -p $(B)
 	@$(MAKE) --no-print-directory -s B=$(B)/werror WERROR=-Werror all >$(B)/werror.log 2>&1 || \
 	    { cat $(B)/werror.log; echo "werror: the build has warnings (build/werror.log)"; exit 1; }
 	@echo "werror: the products build without a warning"
