@@ -140,6 +140,19 @@ if [ $update = 0 ]; then
     # stdin, and several files as one capture.
     n1=$($audit --json --no-timing - <"$demo" 2>/dev/null | $ids)
     if [ "$n1" = "MPA-CRC-VALID MPA-ENH-A-ECHO MPA-ENH-ORD-LE-IRD MPA-STA-REJECT" ]; then ok; else ko "stdin: ids '$n1'"; fi
+    # A file cut short or unreadable says the same, byte offset included,
+    # whether read from disk, from standard input or from a pipe.
+    cutng=$(mktemp)
+    head -c 5000 "$demo" >"$cutng"
+    for f in captures/bad-cut.pcap "$cutng" captures/bad-magic.pcap captures/bad-empty.pcap; do
+        m1=$($audit --json "$f" 2>&1 >/dev/null | sed "s|^mpa-audit: $f:|mpa-audit: NAME:|")
+        m2=$($audit --json - <"$f" 2>&1 >/dev/null | sed "s|^mpa-audit: -:|mpa-audit: NAME:|")
+        m3=$(cat "$f" | $audit --json - 2>&1 >/dev/null | sed "s|^mpa-audit: -:|mpa-audit: NAME:|; s|empty input|empty file|")
+        if [ -n "$m1" ] && [ "$m1" = "$m2" ] && [ "$m1" = "$m3" ]; then ok; else
+            ko "$f: the message differs between the file, stdin and a pipe: '$m1' / '$m2' / '$m3'"
+        fi
+    done
+    rm -f "$cutng"
     two=$($audit --json --no-timing captures/scen-crc-bad.pcap captures/scen-pad.pcap 2>/dev/null | $ids)
     if [ "$two" = "MPA-CRC-VALID MPA-FPD-PAD" ]; then ok; else ko "two files: ids '$two'"; fi
     # --list-rules names every rule.

@@ -145,94 +145,135 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *d
  */
 #define WINDOW (2u << 20)
 
-typedef struct mapped {
+/*
+ * Every input is read through a stdio stream of ours (fopencookie) that
+ * counts the octets it hands to libpcap and keeps the first four (the
+ * file's magic): so a file, a pipe and standard input all get the same
+ * messages, with byte offsets, when they are cut short or unreadable.
+ * A regular file is read through a window mapped from it: the pages
+ * come straight from the page cache (no read(2) copy, a system call per
+ * 2 MiB rather than per buffer), and the window moves on, so the memory
+ * this costs stays at the window whatever the file size.  Anything else
+ * (a pipe, a terminal, standard input) is read with read(2).
+ */
+typedef struct source {
     int fd;
-    off_t size, base;     /* file size; offset of the window */
+    int own_fd;               /* close it at the end (not standard input) */
+    off_t size;               /* of a regular file; -1 otherwise */
+    uint64_t pos;             /* octets handed on so far */
+    unsigned char head[4];    /* the first octets handed on */
+    /* regular files: the window */
+    off_t base;               /* offset of the window */
     const unsigned char *win;
-    size_t wlen, pos;     /* window length; read position in it */
-} mapped;
+    size_t wlen, wpos;        /* window length; read position in it */
+} source;
+
+static void note_head(source *m, const char *buf, size_t n)
+{
+    for (size_t i = 0; i < n && m->pos + i < sizeof m->head; i++)
+        m->head[m->pos + i] = (unsigned char)buf[i];
+    m->pos += n;
+}
 
 static ssize_t mapped_read(void *cookie, char *buf, size_t size)
 {
-    mapped *m = cookie;
+    source *m = cookie;
     size_t done = 0;
     while (done < size) {
-        if (m->pos == m->wlen) {
+        if (m->wpos == m->wlen) {
             if (m->win)
                 munmap((void *)m->win, m->wlen);
             m->win = NULL;
             m->base += (off_t)m->wlen;
-            m->pos = m->wlen = 0;
+            m->wpos = m->wlen = 0;
             if (m->base >= m->size)
                 break;
             size_t len = m->size - m->base < (off_t)WINDOW ? (size_t)(m->size - m->base) : WINDOW;
             void *w = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, m->fd, m->base);
             if (w == MAP_FAILED)
-                return done ? (ssize_t)done : -1;
+                break;
             madvise(w, len, MADV_SEQUENTIAL);
             m->win = w;
             m->wlen = len;
         }
-        size_t n = m->wlen - m->pos < size - done ? m->wlen - m->pos : size - done;
-        memcpy(buf + done, m->win + m->pos, n);
-        m->pos += n;
+        size_t n = m->wlen - m->wpos < size - done ? m->wlen - m->wpos : size - done;
+        memcpy(buf + done, m->win + m->wpos, n);
+        m->wpos += n;
         done += n;
     }
-    return (ssize_t)done;
+    note_head(m, buf, done);
+    return done || size == 0 || m->base >= m->size ? (ssize_t)done : -1;
 }
 
-static int mapped_close(void *cookie)
+static ssize_t piped_read(void *cookie, char *buf, size_t size)
 {
-    mapped *m = cookie;
+    source *m = cookie;
+    ssize_t n;
+    do
+        n = read(m->fd, buf, size);
+    while (n < 0 && errno == EINTR);
+    if (n > 0)
+        note_head(m, buf, (size_t)n);
+    return n;
+}
+
+static int source_close(void *cookie)
+{
+    source *m = cookie;
     if (m->win)
         munmap((void *)m->win, m->wlen);
-    int rc = close(m->fd);
+    int rc = m->own_fd ? close(m->fd) : 0;
     free(m);
     return rc;
 }
 
-/* Offsets for ftell and pread (the progress bar, error messages). */
-static int mapped_seek(void *cookie, off64_t *off, int whence)
+/* Where the reading is, for ftell (the progress bar, error messages). */
+static int source_seek(void *cookie, off64_t *off, int whence)
 {
-    mapped *m = cookie;
+    source *m = cookie;
     if (whence != SEEK_CUR || *off != 0)
         return -1;
-    *off = m->base + (off_t)m->pos;
+    *off = (off64_t)m->pos;
     return 0;
 }
 
-/* A stream for a regular file through the moving window; NULL (errno
- * set) when it cannot be opened.  *size gets its size (-1: not regular). */
-static FILE *open_capture(const char *name, long long *size)
+/* A stream for name ("-": standard input); NULL (errno set) when it
+ * cannot be opened.  *src is its source (size, head); it is freed with
+ * the stream. */
+static FILE *open_capture(const char *name, source **src)
 {
-    int fd = open(name, O_RDONLY);
+    int own = strcmp(name, "-") != 0;
+    int fd = own ? open(name, O_RDONLY) : 0;
     if (fd < 0)
         return NULL;
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        *size = -1;
-        FILE *fp = fdopen(fd, "rb");
-        if (fp)
-            setvbuf(fp, NULL, _IOFBF, 1 << 20);
-        return fp;
-    }
-    *size = (long long)sb.st_size;
-    mapped *m = calloc(1, sizeof *m);
+    source *m = calloc(1, sizeof *m);
     if (!m) {
-        close(fd);
+        if (own)
+            close(fd);
         errno = ENOMEM;
         return NULL;
     }
     m->fd = fd;
-    m->size = sb.st_size;
-    cookie_io_functions_t io = {mapped_read, NULL, mapped_seek, mapped_close};
+    m->own_fd = own;
+    m->size = -1;
+    struct stat sb;
+    int regular = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
+    if (regular)
+        m->size = sb.st_size;
+    /* Standard input that is a regular file may have been read from
+     * already: its offsets are counted from where it stands. */
+    if (regular && !own && lseek(fd, 0, SEEK_CUR) != 0)
+        regular = 0;
+    cookie_io_functions_t io = {regular ? mapped_read : piped_read, NULL, source_seek, source_close};
     FILE *fp = fopencookie(m, "rb", io);
     if (!fp) {
-        free(m);
-        close(fd);
+        int e = errno;
+        source_close(m);
+        errno = e;
         return NULL;
     }
-    setvbuf(fp, NULL, _IOFBF, 1 << 18);
+    setvbuf(fp, NULL, _IOFBF, regular ? 1 << 18 : 1 << 20);
+    *src = m;
     return fp;
 }
 
@@ -241,30 +282,26 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
 {
     const char *filter = o->filter;
     unsigned long long max_count = o->max_count;
-    long long size = -1;
-    FILE *fp = strcmp(name, "-") == 0 ? stdin : open_capture(name, &size);
+    source *src = NULL;
+    FILE *fp = open_capture(name, &src);
     if (!fp) {
         fprintf(stderr, "mpa-audit: %s: %s\n", name, strerror(errno));
         return 2;
     }
-    if (fp == stdin) {
-        struct stat sb;
-        setvbuf(fp, NULL, _IOFBF, 1 << 20);
-        if (fstat(0, &sb) == 0 && S_ISREG(sb.st_mode))
-            size = (long long)sb.st_size;
-    }
+    long long size = (long long)src->size;
     if (size == 0) {
         fprintf(stderr, "mpa-audit: %s: empty file, not a capture\n", name);
-        if (fp != stdin)
-            fclose(fp);
+        fclose(fp);
         return 2;
     }
     char err[PCAP_ERRBUF_SIZE] = "";
     pcap_t *p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, err);
     if (!p) {
-        fprintf(stderr, "mpa-audit: %s: not a pcap or pcapng capture (byte offset 0): %s\n", name, err);
-        if (fp != stdin)
-            fclose(fp);
+        if (src->pos == 0)
+            fprintf(stderr, "mpa-audit: %s: empty input, not a capture\n", name);
+        else
+            fprintf(stderr, "mpa-audit: %s: not a pcap or pcapng capture (byte offset 0): %s\n", name, err);
+        fclose(fp);
         return 2;
     }
     if (set_filter(p, filter)) {
@@ -273,15 +310,12 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
     }
     audit_begin_file(a, name, linktype_of(p));
     progress pg = {o->progress && size >= (32 << 20) && isatty(2), size, input_now(), 0, fp};
-    reader rd = {a, 0, max_count, &pg, 24, 0, fp != stdin ? fp : NULL, (unsigned)pcap_snapshot(p)};
+    reader rd = {a, 0, max_count, &pg, 24, 0, fp, (unsigned)pcap_snapshot(p)};
     /* In a classic pcap file the records' offsets follow from their
-     * lengths; pcapng blocks carry more, so only "near" can be said. */
-    unsigned char magic[4];
-    int fd = open(name, O_RDONLY);
-    if (fd >= 0 && size > 0 && pread(fd, magic, 4, 0) == 4)
-        rd.classic = !(magic[0] == 0x0A && magic[1] == 0x0D && magic[2] == 0x0D && magic[3] == 0x0A);
-    if (fd >= 0)
-        close(fd);
+     * lengths; pcapng blocks carry more, so only "near" can be said.
+     * libpcap has read the file's header: its first octets are known. */
+    const unsigned char *magic = src->head;
+    rd.classic = !(magic[0] == 0x0A && magic[1] == 0x0D && magic[2] == 0x0D && magic[3] == 0x0A);
     int rc = 0;
     for (;;) {
         if (g_stop || (max_count && *total + rd.count >= max_count))
@@ -295,7 +329,7 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
         if (n == PCAP_ERROR_BREAK)
             break;
         if (n == PCAP_ERROR) {
-            long long pos = fp != stdin ? ftell(fp) : -1;
+            long long pos = ftell(fp);
             const char *msg = pcap_geterr(p);
             int cut = strstr(msg, "truncated") != NULL;
             char where[128];
