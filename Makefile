@@ -194,10 +194,10 @@ deb-test:
 
 # The fast tests (a few minutes, no network, no QEMU): what a package
 # build runs.
-check: layers werror unit capture-unit release-test golden-check audit-golden plugin-golden
+check: layers werror unit capture-unit release-test golden-check audit-golden capture-sweep plugin-golden
 	@echo "make check: all passed"
 
-test: layers werror unit capture-unit release-test golden-check audit-golden audit-live audit-robust plugin-golden \
+test: layers werror unit capture-unit release-test golden-check audit-golden capture-sweep audit-live audit-robust plugin-golden \
       plugin-robust peer-test utcp-test inject-test raw-test conform-test deb-test siw-golden dut-siw fuzz-smoke
 	@echo "make test: all suites passed"
 

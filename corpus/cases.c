@@ -791,6 +791,39 @@ static void case_cap_hole(cs_scen *s)
     cs_close_both(s);
 }
 
+/* After a hole every CRC is wrong: no FPDU start can be proved (RFC 5044
+ * 4.4: with CRCs on, a valid CRC is what proves an FPDU), and the report
+ * says what was tried, from where. */
+static void case_cap_resync_failed(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    cs_send(s, D0, 1, 300);
+    cs_send(s, D0, 2, 300);
+    cs_lose_last(s);
+    mpa_fpdu_faults f = no_faults();
+    f.crc_mode = 2;
+    f.crc_xor = 1;
+    for (unsigned i = 0; i < 6; i++)
+        fpdu_faulty(s, D0, 200 + 40 * i, f);
+    cs_close_both(s);
+}
+
+/* The Initiator's first FPDU is lost: whether the Responder's first FPDU
+ * came after a valid one of the Initiator (RFC 5044 7.1.2 rule 4) rests
+ * on lost octets, and is not judged. */
+static void case_cap_not_judged(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    cs_send(s, D0, 1, 200);
+    cs_lose_last(s);
+    cs_send(s, D1, 1, 300);
+    for (unsigned i = 0; i < 4; i++) {
+        cs_send(s, D0, i + 2, 100 + 60 * i);
+        cs_send(s, D1, i + 2, 400 - 50 * i);
+    }
+    cs_close_both(s);
+}
+
 /* The capture starts after the startup, inside the FPDU traffic;
  * markers one way, nothing stated: the octets prove the framing. */
 static void case_cap_midstream(cs_scen *s)
@@ -884,6 +917,10 @@ const cs_case cs_cases[] = {
     {"rdmap-one-seg", "Read Request L=0", case_rdmap_one_seg, "MPA-RDMAP-ONE-SEG"},
     {"rdmap-atomic", "Atomic AOpCode 7", case_rdmap_atomic, "MPA-RDMAP-ATOMIC"},
     {"cap-hole", "a lost segment each way (RFC 5044 4.3)", case_cap_hole, "MPA-CAP-HOLE MPA-CAP-RESYNC"},
+    {"cap-not-judged", "the Initiator's first FPDU lost: the Responder's first FPDU not judged (RFC 5044 7.1.2)",
+     case_cap_not_judged, "MPA-CAP-HOLE MPA-CAP-NOT-JUDGED MPA-CAP-RESYNC"},
+    {"cap-resync-failed", "every CRC wrong after a hole: no resync, and why (RFC 5044 4.4)", case_cap_resync_failed,
+     "MPA-CAP-HOLE MPA-CAP-RESYNC-FAILED"},
     {"cap-midstream", "capture starts mid-stream, markers one way", case_cap_midstream,
      "MPA-CAP-MIDSTREAM MPA-CAP-RESYNC"},
 };

@@ -25,6 +25,7 @@ void hunt_start(hunt *h, uint8_t markers, uint8_t crc, int mbase_known, uint32_t
     h->crc = crc;
     h->mbase_known = (uint8_t)(mbase_known != 0);
     h->mbase = mbase;
+    h->tried = h->tried_marker = 0;
     hunt_clear(h);
 }
 
@@ -209,6 +210,9 @@ static void hunt_spawn(hunt *h, uint32_t isn, uint64_t start_off, uint64_t last_
         slot = worst;
     }
     h->c[slot] = nc;
+    h->tried++;
+    if (by_marker)
+        h->tried_marker++;
 }
 
 /* Is the word ending at octet off (w) a marker that tells an FPDU start

@@ -54,6 +54,8 @@ typedef struct hunt {
     uint8_t mbase_known;    /* mbase fixes the marker phase (and FPDU starts mod 4) */
     uint32_t mbase;
     uint32_t n;             /* octets in the ring since the hunt (re)started */
+    uint32_t tried;         /* FPDU starts tried since hunt_start */
+    uint32_t tried_marker;  /* of those, pointed to by a marker's FPDUPTR */
     uint8_t ring[HUNT_RING];
     hcand c[HUNT_CANDS];
 } hunt;

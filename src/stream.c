@@ -62,6 +62,7 @@ typedef struct dirst {
     uint8_t pd_lost;            /* private data octets fell in a hole */
     uint32_t pd_valid;          /* private data octets before the first lost one */
     uint64_t h_off;             /* first skipped octet not yet reported */
+    uint64_t h_from;            /* where the hunt began */
     hunt h;
 
     /* What the capture lost of this direction (mpa_stream_gap): rules
@@ -1046,6 +1047,7 @@ static void hunt_enter(S *s, int dir, uint8_t markers, uint8_t crc, int mbase_kn
     dirst *d = &s->d[dir];
     hunt_start(&d->h, markers, crc, mbase_known, mbase);
     d->h_off = d->off;
+    d->h_from = d->off;
     d->probe = 0;
     d->sh_on = 0;
     d->peek = 0;
@@ -1053,6 +1055,23 @@ static void hunt_enter(S *s, int dir, uint8_t markers, uint8_t crc, int mbase_kn
     d->markers = markers == MPA_TRI_ON;
     d->crc = crc == MPA_TRI_ON;
     set_mode(s, dir, MPA_MODE_HUNT, why);
+}
+
+/* The direction ends while still hunting: what was tried, and from
+ * where, so that a reader knows why the octets after a hole were not
+ * decoded. */
+static void hunt_gave_up(S *s, int dir, const char *when)
+{
+    dirst *d = &s->d[dir];
+    if (d->off == d->h_from)
+        return; /* nothing came after the hole */
+    const hunt *h = &d->h;
+    finding(s, dir, d->h_from, MPA_F_CAP_RESYNC_FAILED,
+            "decoding did not resume after offset %llu (%s): %llu octets skipped; %u FPDU starts tried (%u "
+            "pointed to by markers), none proved by a valid CRC or by %d FPDUs chained by their lengths and "
+            "DDP headers (markers %s, CRC %s)",
+            (unsigned long long)d->h_from, when, (unsigned long long)(d->off - d->h_from), h->tried,
+            h->tried_marker, HUNT_CHAIN, tri_str(h->markers), tri_str(h->crc));
 }
 
 /* Report the octets skipped so far (they are counted, never dropped). */
@@ -1365,6 +1384,7 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     /* Part of a startup frame was sent: not a Responder that never replied. */
     int frame_started = d->mode == MPA_MODE_STARTUP && (d->sub == SS_PD || (d->sub == SS_HDR && d->nhdr));
     if (d->mode == MPA_MODE_HUNT) {
+        hunt_gave_up(s, dir, how);
         hunt_report_skipped(s, dir);
     } else if (d->mode == MPA_MODE_STARTUP && d->sub == SS_HDR && d->nhdr) {
         finding(s, dir, d->frame_off, MPA_F_FRM_WHOLE, "%s after %u of the 20 header octets of a startup frame",
@@ -1415,8 +1435,11 @@ void mpa_stream_finish(mpa_stream *st)
             data_add(s, dir, d->off, d->npeek, "capture ended inside an FPDU");
         else
             partial = 0;
-        if (d->mode == MPA_MODE_HUNT)
+        if (d->mode == MPA_MODE_HUNT) {
+            hunt_gave_up(s, dir, "the capture ended");
             hunt_report_skipped(s, dir);
+            d->h_from = d->off; /* said once */
+        }
         if (partial) {
             /* Reported once: whatever comes after is not decoded. */
             d->nhdr = 0;
