@@ -135,6 +135,7 @@ static void on_event(void *user, const mpa_event *ev)
         it.u.fpdu.pad_len = f->pad_len;
         it.u.fpdu.n_markers = f->n_markers;
         it.u.fpdu.markers = (uint8_t)cv->markers[ev->dir];
+        cv->mark_base[ev->dir] = ev->seq - f->marker_phase;
         it.u.fpdu.crc_checked = f->crc != MPA_CRC_NOT_CHECKED;
         it.u.fpdu.crc_ok = f->crc_wire == f->crc_calc;
         it.u.fpdu.crc_wire = f->crc_wire;
@@ -154,6 +155,7 @@ static void on_event(void *user, const mpa_event *ev)
         it.len = (uint32_t)(ev->u.data.len < UINT32_MAX ? ev->u.data.len : UINT32_MAX);
         it.u.data.why = ev->u.data.why;
         it.u.data.len = ev->u.data.len;
+        it.u.data.fpdu_cut = (uint8_t)(ev->u.data.fpdu_cut != 0);
         add_item(&it);
         break;
     case MPA_EV_MODE:

@@ -69,6 +69,7 @@ typedef struct iw_item {
         struct {
             const char *why;      /* static (libmpa) */
             uint64_t len;
+            uint8_t fpdu_cut;     /* the first octets of an FPDU the capture cut */
         } data;
         struct {
             uint8_t mode, markers, crc;
@@ -92,6 +93,7 @@ typedef struct iw_conv {
     int fpdu_mode[2];
     int markers[2], crc[2]; /* in force (last mode change to FPDU) */
     uint32_t mode_frame[2];
+    uint32_t mark_base[2];  /* marker base of each direction (from its FPDUs) */
     uint32_t rtr_frame;     /* the negotiated RTR */
     mpa_rtr_kind rtr;
 } iw_conv;

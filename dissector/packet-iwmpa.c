@@ -554,6 +554,59 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
     add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, ft, t);
 }
 
+/* The first octets of an FPDU the capture cut (a snap length, a hole,
+ * the end of the capture): decoded as far as they go, its DDP and RDMAP
+ * headers included when they were captured. */
+static void draw_cut_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, tvbuff_t *t, const iw_frame *fr,
+                          wmem_strbuf_t *info)
+{
+    const iw_conv *cv = fr->conv;
+    mpa_fpdu_cfg cfg;
+    cfg.markers = cv->markers[it->dir];
+    cfg.crc = cv->crc[it->dir];
+    cfg.mark_base = cv->mark_base[it->dir];
+    guint n = tvb_captured_length(t);
+    mpa_fpdu_head *h = wmem_new(pinfo->pool, mpa_fpdu_head);
+    mpa_fpdu_head_decode(n ? tvb_get_ptr(t, 0, n) : NULL, n, it->seq, &cfg, h);
+    proto_item *ti;
+    if (h->have_len)
+        ti = proto_tree_add_none_format(tree, hf_fpdu, t, 0, -1,
+                                        "FPDU, ULPDU %u octets, cut by the capture: %u of %u octets captured (%s)",
+                                        h->ulpdu_len, n, h->wire_len, it->u.data.why);
+    else
+        ti = proto_tree_add_none_format(tree, hf_fpdu, t, 0, -1, "FPDU, cut by the capture: %u octets captured (%s)",
+                                        n, it->u.data.why);
+    proto_tree *ft = proto_item_add_subtree(ti, ett_fpdu);
+    proto_item_set_generated(proto_tree_add_uint(ft, hf_direction, t, 0, 0, it->dir));
+    proto_item_set_generated(proto_tree_add_uint64(ft, hf_not_mpa, t, 0, 0, it->u.data.len));
+    proto_item_set_generated(proto_tree_add_string(ft, hf_not_mpa_why, t, 0, 0, it->u.data.why));
+    for (unsigned k = 0; k < h->n_markers; k++) {
+        const mpa_marker *m = &h->markers[k];
+        proto_item *mi = proto_tree_add_none_format(ft, hf_marker, t, (gint)m->buf_off, MPA_MARKER_LEN,
+                                                    "Marker: FPDUPTR %u", m->fpduptr);
+        proto_tree *mt = proto_item_add_subtree(mi, ett_marker);
+        proto_tree_add_uint(mt, hf_marker_res, t, (gint)m->buf_off, 2, m->reserved);
+        proto_tree_add_uint(mt, hf_marker_ptr, t, (gint)m->buf_off + 2, 2, m->fpduptr);
+    }
+    if (info)
+        wmem_strbuf_append_printf(info, "%sFPDU cut by the capture", wmem_strbuf_get_len(info) ? ", " : "");
+    if (h->have_len) {
+        proto_tree_add_uint(ft, hf_ulpdu_length, t, (gint)h->len_off, 2, h->ulpdu_len);
+        /* The ULPDU as far as captured; reading past it is "limited
+         * during capture", as Wireshark says of a snap length. */
+        uint8_t *copy = wmem_memdup(pinfo->pool, h->ulpdu, h->ulpdu_avail ? h->ulpdu_avail : 1);
+        tvbuff_t *u = tvb_new_child_real_data(t, copy, (guint)h->ulpdu_avail, h->ulpdu_len);
+        TRY {
+            draw_ulpdu(ft, u, h->ulpdu_len, pinfo, info);
+        }
+        CATCH_NONFATAL_ERRORS {
+            show_exception(u, pinfo, ft, EXCEPT_CODE, GET_MESSAGE);
+        }
+        ENDTRY;
+    }
+    add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, ft, t);
+}
+
 static void draw_conv(proto_tree *tree, tvbuff_t *tvb, const iw_conv *cv)
 {
     proto_item *ci = proto_tree_add_none_format(tree, hf_conv, tvb, 0, 0, "Connection (tcp.stream %u)%s", cv->stream,
@@ -660,6 +713,13 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
             draw_fpdu(it, pinfo, mt, payload, fr, info);
             break;
         case IW_DATA: {
+            if (it->u.data.fpdu_cut) {
+                tvbuff_t *c = item_tvb(it, pinfo, payload, "Cut FPDU");
+                if (c && tvb_captured_length(c)) {
+                    draw_cut_fpdu(it, pinfo, mt, c, fr, info);
+                    break;
+                }
+            }
             tvbuff_t *t = item_tvb(it, pinfo, payload, "Octets that are not MPA");
             proto_item *di = proto_tree_add_none_format(mt, hf_not_mpa_data, t ? t : anchor, 0, t ? -1 : 0,
                                                         "Not MPA: %" PRIu64 " octets (%s)", it->u.data.len,

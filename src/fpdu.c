@@ -306,6 +306,46 @@ mpa_status mpa_fpdu_layout(const uint8_t *p, size_t len, uint32_t seq, const mpa
     return fpdu_decode(p, len, seq, cfg, out, need, 0);
 }
 
+mpa_status mpa_fpdu_head_decode(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg, mpa_fpdu_head *out)
+{
+    if (!cfg || !out || (!p && len))
+        return MPA_E_ARG;
+    memset(out, 0, sizeof *out);
+    fpdu_rx rx;
+    rx_init(&rx, cfg->markers, 0, cfg->mark_base, seq);
+    size_t i = 0;
+    int item = RX_NONE;
+    while (i < len) {
+        i += rx_run(&rx, p + i, len - i, &item);
+        if (item == RX_MARKER && out->n_markers < MPA_FPDU_MAX_MARKERS) {
+            mpa_marker *m = &out->markers[out->n_markers++];
+            m->seq = rx.mk.pos;
+            m->buf_off = rx.mk.pos - seq;
+            m->reserved = rx.mk.reserved;
+            m->fpduptr = rx.mk.fpduptr;
+        }
+        if (item == RX_FPDU)
+            break;
+    }
+    /* A marker due at the FPDU's first octet leads it (RFC 5044 4.3). */
+    out->len_off = cfg->markers && ((seq - cfg->mark_base) & (MPA_MARKER_INTERVAL - 1)) == 0 ? MPA_MARKER_LEN : 0;
+    if (item == RX_FPDU) {
+        out->have_len = 1;
+        out->ulpdu_len = rx.f.ulpdu_len;
+        out->wire_len = rx.f.wire_len;
+        out->ulpdu_avail = rx.f.nprefix;
+    } else if (rx.phase != RX_LEN) {
+        out->have_len = 1;
+        out->ulpdu_len = rx.ulpdu_len;
+        out->wire_len = (uint32_t)(rx.pos - rx.start) + rx_need(&rx);
+        out->ulpdu_avail = rx.nprefix;
+    }
+    if (out->ulpdu_avail > MPA_FPDU_HEAD_MAX)
+        out->ulpdu_avail = MPA_FPDU_HEAD_MAX;
+    memcpy(out->ulpdu, rx.prefix, out->ulpdu_avail);
+    return MPA_OK;
+}
+
 size_t mpa_fpdu_ulpdu_copy(const uint8_t *p, const mpa_fpdu *f, uint8_t *dst, size_t cap)
 {
     if (!p || !f || (!dst && cap))

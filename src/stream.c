@@ -203,6 +203,11 @@ static int evidence_lost(S *s, int dir, uint64_t off, mpa_finding_id id, int ev_
     return 1;
 }
 
+/* Why octets of an FPDU the capture cut are not decoded. */
+static const char WHY_CUT_HOLE[] = "FPDU cut by a capture hole";
+static const char WHY_CUT_END[] = "incomplete FPDU at FIN/RST";
+static const char WHY_CUT_CAPTURE[] = "capture ended inside an FPDU";
+
 static void data_flush(S *s, int dir)
 {
     dirst *d = &s->d[dir];
@@ -212,6 +217,7 @@ static void data_flush(S *s, int dir)
     ev_init(s, &ev, MPA_EV_DATA, dir, d->data_off);
     ev.u.data.len = d->data_len;
     ev.u.data.why = d->data_why;
+    ev.u.data.fpdu_cut = d->data_why == WHY_CUT_HOLE || d->data_why == WHY_CUT_END || d->data_why == WHY_CUT_CAPTURE;
     d->st.not_mpa_octets += d->data_len;
     d->data_len = 0;
     emit(s, &ev);
@@ -1233,10 +1239,10 @@ static void gap_apply(S *s, int dir, uint64_t len)
         }
         if (d->rx.started || d->rx.nmk) {
             uint32_t part = rx_partial(&d->rx);
-            data_add(s, dir, d->off - part, part, "FPDU cut by a capture hole");
+            data_add(s, dir, d->off - part, part, WHY_CUT_HOLE);
         }
         if (d->peek && d->npeek) {
-            data_add(s, dir, d->off, d->npeek, "FPDU cut by a capture hole");
+            data_add(s, dir, d->off, d->npeek, WHY_CUT_HOLE);
             d->off += d->npeek;
         }
         d->off += len;
@@ -1400,9 +1406,9 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
         data_add(s, dir, d->frame_off, MPA_FRAME_HDR_LEN + (uint64_t)d->pd_seen, "incomplete startup frame");
     } else if (d->mode == MPA_MODE_FPDU && (d->rx.started || d->rx.nmk)) {
         uint32_t part = rx_partial(&d->rx);
-        data_add(s, dir, d->off - part, part, "incomplete FPDU at FIN/RST");
+        data_add(s, dir, d->off - part, part, WHY_CUT_END);
     } else if (d->mode == MPA_MODE_FPDU && d->peek && d->npeek) {
-        data_add(s, dir, d->off, d->npeek, "incomplete FPDU at FIN/RST");
+        data_add(s, dir, d->off, d->npeek, WHY_CUT_END);
     }
     /* The Responder closing after a proper Request without replying. */
     int o = !dir;
@@ -1430,9 +1436,9 @@ void mpa_stream_finish(mpa_stream *st)
                      "capture ended inside a startup frame");
         else if (d->mode == MPA_MODE_FPDU && (d->rx.started || d->rx.nmk))
             data_add(s, dir, d->off - rx_partial(&d->rx), rx_partial(&d->rx),
-                     "capture ended inside an FPDU");
+                     WHY_CUT_CAPTURE);
         else if (d->mode == MPA_MODE_FPDU && d->peek && d->npeek)
-            data_add(s, dir, d->off, d->npeek, "capture ended inside an FPDU");
+            data_add(s, dir, d->off, d->npeek, WHY_CUT_CAPTURE);
         else
             partial = 0;
         if (d->mode == MPA_MODE_HUNT) {

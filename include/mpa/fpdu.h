@@ -107,6 +107,28 @@ mpa_status mpa_fpdu_decode(const uint8_t *p, size_t len, uint32_t seq, const mpa
 mpa_status mpa_fpdu_layout(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg,
                            mpa_fpdu *out, size_t *need);
 
+/* What the first octets of an FPDU show when the rest is missing (a
+ * capture cut it: a snap length, a hole, the end of the capture). */
+#define MPA_FPDU_HEAD_MAX 128
+typedef struct mpa_fpdu_head {
+    int have_len;             /* ULPDU_Length was among the octets */
+    uint16_t ulpdu_len;
+    size_t len_off;           /* where ULPDU_Length is in the buffer (after a leading marker) */
+    uint32_t wire_len;        /* the whole FPDU on the wire, markers, pad and CRC included (when have_len) */
+    unsigned n_markers;       /* markers among the octets */
+    mpa_marker markers[MPA_FPDU_MAX_MARKERS];
+    size_t ulpdu_avail;       /* ULPDU octets among them, markers removed (at most MPA_FPDU_HEAD_MAX) */
+    uint8_t ulpdu[MPA_FPDU_HEAD_MAX];
+} mpa_fpdu_head;
+
+/* Read the first len octets of an FPDU that starts at sequence number
+ * seq (cfg as for mpa_fpdu_decode): its ULPDU_Length, markers and the
+ * start of its ULPDU (enough for the DDP and RDMAP headers).  MPA_OK
+ * (whatever len is: *out says what was there), MPA_E_ARG for NULL
+ * pointers.  An FPDU that is whole in p[0..len) is described too; its
+ * CRC is not checked. */
+mpa_status mpa_fpdu_head_decode(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg, mpa_fpdu_head *out);
+
 /* Copy the ULPDU of a decoded FPDU (p: the same buffer) with markers
  * removed, at most cap octets; returns the number copied. */
 size_t mpa_fpdu_ulpdu_copy(const uint8_t *p, const mpa_fpdu *f, uint8_t *dst, size_t cap);

@@ -111,6 +111,9 @@ typedef struct mpa_ev_finding {
 typedef struct mpa_ev_data {
     uint64_t len;
     const char *why; /* static: "not MPA after reject", ... */
+    int fpdu_cut;    /* 1: the first octets of an FPDU the capture cut (a
+                        hole, the capture's or the connection's end):
+                        mpa_fpdu_head_decode() shows what they hold */
 } mpa_ev_data;
 
 typedef struct mpa_event {

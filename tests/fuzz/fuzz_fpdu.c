@@ -130,6 +130,15 @@ static void check_prefix(const uint8_t *p, size_t k, uint32_t seq, const mpa_fpd
         CHECK(k + need == whole->wire_len,
               "prefix %zu (ULPDU_Length known at %zu) of a %zu-octet FPDU: need %zu, expected %zu", k,
               len_end, whole->wire_len, need, whole->wire_len - k);
+    /* What the cut FPDU shows agrees with the whole one. */
+    static mpa_fpdu_head h;
+    CHECK(mpa_fpdu_head_decode(p, k, seq, cfg, &h) == MPA_OK, "head of a %zu-octet prefix", k);
+    CHECK(h.have_len == (k >= len_end), "prefix %zu: ULPDU_Length %s (known at %zu)", k,
+          h.have_len ? "read" : "not read", len_end);
+    if (h.have_len)
+        CHECK(h.ulpdu_len == whole->ulpdu_len && h.wire_len == whole->wire_len,
+              "prefix %zu: length %u wire %u, the whole FPDU %u and %zu", k, h.ulpdu_len, h.wire_len,
+              whole->ulpdu_len, whole->wire_len);
 }
 
 static void check_ok(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg)

@@ -231,6 +231,54 @@ static void test_truncation(void)
     }
 }
 
+/* A cut FPDU (RFC 5044 4.1, 4.3): every prefix tells what it can, the
+ * ULPDU_Length once its two octets are in (after a leading marker), the
+ * ULPDU's first octets without the markers among them, and the whole
+ * length the FPDU would have had. */
+static void test_head_of_cut_fpdu(void)
+{
+    static const uint32_t seqs[] = {500, 512, 0, 1020};
+    uint8_t ul[700], wire[800];
+    for (size_t i = 0; i < sizeof ul; i++)
+        ul[i] = (uint8_t)(i * 13 + 1);
+    for (size_t si = 0; si < sizeof seqs / sizeof seqs[0]; si++) {
+        uint32_t seq = seqs[si];
+        mpa_fpdu_cfg cfg = {1, 1, 0};
+        size_t w;
+        T_EQ(mpa_fpdu_encode(ul, 650, seq, &cfg, NULL, wire, sizeof wire, &w), MPA_OK);
+        unsigned bad = 0;
+        for (size_t k = 0; k <= w; k++) {
+            const uint8_t *g = t_guard(wire, k);
+            mpa_fpdu_head h;
+            if (mpa_fpdu_head_decode(g, k, seq, &cfg, &h) != MPA_OK) {
+                bad++;
+                continue;
+            }
+            size_t lead = (seq & 511u) == 0 ? MPA_MARKER_LEN : 0;
+            int want_len = k >= lead + 2;
+            /* ULPDU octets among the first k, markers taken out. */
+            size_t avail = 0;
+            for (size_t o = lead + 2; o < k; o++)
+                if (((seq + (uint32_t)o) & 511u) > 3u || (uint32_t)(seq + o) < 4u)
+                    avail++;
+            if (avail > 650)
+                avail = 650;
+            if (avail > MPA_FPDU_HEAD_MAX)
+                avail = MPA_FPDU_HEAD_MAX;
+            int ok = h.have_len == want_len && h.len_off == lead &&
+                     (!want_len || (h.ulpdu_len == 650 && h.wire_len == w)) && h.ulpdu_avail == avail &&
+                     memcmp(h.ulpdu, ul, avail) == 0;
+            if (!ok && bad++ < 3)
+                fprintf(stderr, "cut FPDU at seq %u, %zu of %zu octets: have_len %d len %u wire %u avail %zu "
+                                "(want %zu) len_off %zu\n",
+                        seq, k, w, h.have_len, h.ulpdu_len, h.wire_len, h.ulpdu_avail, avail, h.len_off);
+        }
+        T_CHECK(bad == 0, "cut FPDU at seq %u: %u prefixes wrong", seq, bad);
+    }
+    mpa_fpdu_head h;
+    T_EQ(mpa_fpdu_head_decode(NULL, 4, 0, NULL, &h), MPA_E_ARG);
+}
+
 static void test_faults(void)
 {
     uint8_t ul[1200], wire[1300];
@@ -299,6 +347,7 @@ int main(void)
     test_rfc5044_4_4_figures();
     test_rfc5044_4_3_marker_positions();
     test_truncation();
+    test_head_of_cut_fpdu();
     test_faults();
     test_mulpdu();
     return t_done();
