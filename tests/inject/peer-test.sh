@@ -3,8 +3,8 @@
 # mpa-peer against itself on the loopback interface, judged by mpa-audit.
 #
 # Each case runs a listening mpa-peer (port 0: the kernel picks a free
-# port) and a connecting one while `mpa-audit -i lo -f "tcp port P"
-# --json` captures them.  Then:
+# port) and a connecting one while `mpa-audit -i lo -f "tcp port P and
+# host A"` --json captures them.  Then:
 #   ids      the rule ids mpa-audit reports (build/jsonids) are exactly the
 #            expected set: none for two correct peers (MPA-CRC-DEFAULT when
 #            both say C=0), the ids `mpa-peer --list-faults` documents for
@@ -183,7 +183,12 @@ run_case() {
         sleep 0.02
     done
     [ -n "$port" ] || { res "FAIL $name: the listener did not start: $(cat $d/l.err)"; return; }
-    timeout 30 $audit -i lo -f "tcp port $port" --json --no-timing -o $d/a.json 2>$d/a.err &
+    # The address too: cases run side by side, and an IPv6 case's port may
+    # have the same number as this IPv4 case's (a filter on the port alone
+    # once captured both, two connections where one was expected).
+    local host=127.0.0.1
+    [ $laddr = "[::1]" ] && host=::1
+    timeout 30 $audit -i lo -f "tcp port $port and host $host" --json --no-timing -o $d/a.json 2>$d/a.err &
     ap=$!
     for i in $(seq 200); do
         grep -q "capturing on lo" $d/a.err 2>/dev/null && break
