@@ -684,7 +684,7 @@ static void case_trm_format(cs_scen *s)
     cs_start_plain(s, 0, 0);
     mpa_ddp d = cs_ul_untagged(MPA_RDMAP_TERMINATE, 1, 1);
     d.u.term.layer = 2;
-    d.u.term.code = 2;
+    d.u.term.code = 1; /* TCP connection closed: needs no FPDU from the peer */
     size_t n = cs_ul_build(&d, 0, g_ul, sizeof g_ul);
     cs_fpdu(s, D0, g_ul, n);
     cs_close_both(s);
@@ -705,6 +705,181 @@ static void case_trm_last(cs_scen *s)
     size_t n = cs_ul_term(g_ul, sizeof g_ul, 0, 2, 6);
     cs_fpdu(s, D1, g_ul, n);
     cs_send(s, D1, 1, 8);
+    cs_close_both(s);
+}
+
+/* TERMINATE plausibility (RFC 5040 4.8, 7.2; RFC 6581 8, 9). */
+static void case_trm_llp_startup(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    size_t n = cs_ul_term(g_ul, sizeof g_ul, 2, 0, 6); /* Insufficient IRD, no enhanced startup */
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+static void case_trm_no_fpdu(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    size_t n = cs_ul_term(g_ul, sizeof g_ul, 1, 2, 6); /* Invalid DDP version: of what? */
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+static void case_trm_copy_match(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    cs_send(s, D0, 1, 8);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_TERMINATE, 2, 1);
+    d.u.term.layer = 1; /* DDP Untagged Buffer Error, Invalid MSN range */
+    d.u.term.etype = 2;
+    d.u.term.code = 3;
+    d.u.term.m = 1;
+    d.u.term.d = 1;
+    d.u.term.seglen = 26;
+    d.u.term.ddp_hdr = cs_ul_untagged(MPA_RDMAP_SEND, 0, 7).hdr; /* MSN 7 was never sent */
+    size_t n = cs_ul_build(&d, 0, g_ul, sizeof g_ul);
+    cs_fpdu(s, D1, g_ul, n);
+    cs_close_both(s);
+}
+
+/* A TERMINATE as Linux siw writes it (captures/siw): the Terminate
+ * Control field is a little-endian C bit-field, so octet 0 holds EType
+ * in its high nibble and Layer in its low one, and M and D are bits 0
+ * and 1 of octet 2; with them come the DDP segment length and the
+ * copied DDP header. */
+static size_t siw_term(uint8_t *out, size_t cap, unsigned layer, unsigned etype, unsigned code,
+                       const mpa_ddp_hdr *copied, unsigned seglen)
+{
+    size_t n = cs_ul_term(out, cap, 0, 0, 0);
+    out[18] = (uint8_t)(etype << 4 | layer);
+    out[19] = (uint8_t)code;
+    if (copied) {
+        mpa_ddp c;
+        uint8_t h[128];
+        memset(&c, 0, sizeof c);
+        c.hdr = *copied;
+        size_t hl = copied->tagged ? MPA_DDP_TAGGED_HDR_LEN : MPA_DDP_UNTAGGED_HDR_LEN;
+        if (mpa_ddp_encode(&c, h, sizeof h, NULL) != MPA_OK || n + 2 + hl > cap)
+            return n;
+        out[20] = 0x03; /* M, D */
+        out[22] = (uint8_t)(seglen >> 8);
+        out[23] = (uint8_t)seglen;
+        memcpy(out + 24, h, hl);
+        n = 24 + hl;
+    }
+    return n;
+}
+
+static void case_qrk_trm_siw_crc(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    mpa_fpdu_faults f = no_faults();
+    f.crc_mode = 2;
+    f.crc_xor = 1;
+    fpdu_faulty(s, D0, 30, f);
+    /* LLP/MPA CRC error, written 0x02 0x02: RDMAP/Remote Operation Error code 2 as sent */
+    cs_fpdu(s, D1, g_ul, siw_term(g_ul, sizeof g_ul, 2, 0, 2, NULL, 0));
+    cs_close_both(s);
+}
+
+static void case_qrk_trm_siw_qn(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, 1, 1); /* a Send to QN 1 */
+    size_t n = cs_ul_build(&d, 10, g_ul, sizeof g_ul);
+    cs_fpdu(s, D0, g_ul, n);
+    /* DDP/Untagged Buffer Error/Invalid QN, written 0x21 0x01 0x03 0x00 */
+    cs_fpdu(s, D1, g_ul, siw_term(g_ul, sizeof g_ul, 1, 2, 1, &d.hdr, 10));
+    cs_close_both(s);
+}
+
+static void case_qrk_trm_siw_rtr(cs_scen *s)
+{
+    /* Send RTR asked for, only write offered: siw sends TERM 7 as 0x02 0x07. */
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 1, 1, 0, 0, 1, 1), cs_enh(cs_rep(0, 1), 1, 0, 1, 0, 1, 1));
+    cs_fpdu(s, D0, g_ul, siw_term(g_ul, sizeof g_ul, 2, 0, 7, NULL, 0));
+    cs_close_both(s);
+}
+
+static void case_qrk_trm_zero(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    cs_send(s, D0, 1, 8);
+    cs_fpdu(s, D1, g_ul, cs_ul_term(g_ul, sizeof g_ul, 0, 0, 0));
+    cs_close_both(s);
+}
+
+static void case_enh_term7_other(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 1, 1, 0, 0, 1, 1), cs_enh(cs_rep(0, 1), 1, 0, 1, 0, 1, 1));
+    cs_fpdu(s, D0, g_ul, cs_ul_term(g_ul, sizeof g_ul, 2, 0, 5)); /* code 5, not 7 */
+    cs_close_both(s);
+}
+
+static void case_enh_term7_none(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 1, 1, 0, 0, 1, 1), cs_enh(cs_rep(0, 1), 1, 0, 1, 0, 1, 1));
+    cs_close_both(s);
+}
+
+static void case_enh_term7_read_ird0(cs_scen *s)
+{
+    /* Only the read RTR in common, but the Responder's IRD is 0: TERM 7 is right. */
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 1, 0, 0, 1, 1, 0), cs_enh(cs_rep(0, 1), 1, 0, 0, 1, 0, 1));
+    cs_fpdu(s, D0, g_ul, cs_ul_term(g_ul, sizeof g_ul, 2, 0, 7));
+    cs_close_both(s);
+}
+
+/* RDMA Read Responses against their Requests (RFC 5040 4.4, 5.2.2). */
+static void read_resp(cs_scen *s, int dir, uint32_t stag, uint64_t to, int last, size_t payload)
+{
+    mpa_ddp d = cs_ul_tagged(MPA_RDMAP_READ_RESPONSE, stag, to);
+    d.hdr.last = (uint8_t)last;
+    cs_fpdu(s, dir, g_ul, cs_ul_build(&d, payload, g_ul, sizeof g_ul));
+}
+
+static void case_clean_read(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, 1, 3000));
+    cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, 2, 10));
+    read_resp(s, D1, 0x1000, 0x2000, 0, 1400);
+    read_resp(s, D1, 0x1000, 0x2000 + 1400, 1, 1600);
+    read_resp(s, D1, 0x1000, 0x2000, 1, 10);
+    cs_close_both(s);
+}
+
+static void case_rdmap_read_match(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, 1, 64));
+    read_resp(s, D1, 0x1000, 0x2100, 1, 64); /* the Request said TO 0x2000 */
+    cs_close_both(s);
+}
+
+static void case_qrk_read_le(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    /* The 2008 stack: sink STag 0x1000, TO 0x2000, size 64, source
+     * STag 0x3000, TO 0x4000, each written little-endian. */
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_READ_REQUEST, 1, 1);
+    d.u.rreq.sink_stag = 0x00100000;
+    d.u.rreq.sink_to = 0x0020000000000000ull;
+    d.u.rreq.size = 0x40000000;
+    d.u.rreq.src_stag = 0x00300000;
+    d.u.rreq.src_to = 0x0040000000000000ull;
+    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    read_resp(s, D1, 0x1000, 0x2000, 1, 64);
+    cs_close_both(s);
+}
+
+static void case_qrk_rtr_stag0(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 1, 0, 0, 1, 4, 1), cs_enh(cs_rep(0, 1), 1, 0, 0, 1, 1, 4));
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_READ_REQUEST, 1, 1); /* every field 0 */
+    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    read_resp(s, D1, 0, 0, 1, 0); /* the zero-length answer */
+    cs_send(s, D1, 1, 16);
     cs_close_both(s);
 }
 
@@ -910,6 +1085,28 @@ const cs_case cs_cases[] = {
     {"trm-format", "TERMINATE to QN 1 (RFC 5040 4.7)", case_trm_format, "MPA-TRM-FORMAT"},
     {"trm-code", "TERMINATE code 9", case_trm_code, "MPA-TRM-CODE"},
     {"trm-last", "FPDU after TERMINATE", case_trm_last, "MPA-TRM-LAST"},
+    {"trm-llp-startup", "TERM LLP code 6 without an enhanced startup (RFC 6581 8)", case_trm_llp_startup,
+     "MPA-TRM-LLP-STARTUP"},
+    {"trm-no-fpdu", "TERM about a DDP version the peer never sent (RFC 5040 7.2)", case_trm_no_fpdu,
+     "MPA-TRM-NO-FPDU"},
+    {"trm-copy-match", "TERM copies a DDP header the peer never sent (RFC 5040 4.8)", case_trm_copy_match,
+     "MPA-TRM-COPY-MATCH"},
+    {"qrk-trm-siw-crc", "siw TERM for a CRC error, nibbles swapped", case_qrk_trm_siw_crc,
+     "MPA-CRC-VALID MPA-QRK-TRM-NIBBLES"},
+    {"qrk-trm-siw-qn", "siw TERM for a Send to QN 1, nibbles and M/D swapped", case_qrk_trm_siw_qn,
+     "MPA-DDP-QN MPA-QRK-TRM-NIBBLES"},
+    {"qrk-trm-siw-rtr", "siw TERM 7 (no matching RTR), nibbles swapped", case_qrk_trm_siw_rtr,
+     "MPA-QRK-TRM-NIBBLES"},
+    {"qrk-trm-zero", "TERMINATE with every field zero (Chelsio)", case_qrk_trm_zero, "MPA-QRK-TRM-ZERO"},
+    {"enh-term7-other", "no common RTR type, TERM code 5 instead of 7 (RFC 6581 9.2)", case_enh_term7_other,
+     "MPA-ENH-TERM-7"},
+    {"enh-term7-none", "no common RTR type, FIN without TERM 7", case_enh_term7_none, "MPA-ENH-TERM-7"},
+    {"enh-term7-read-ird0", "TERM 7: only read in common, Responder IRD 0", case_enh_term7_read_ird0, ""},
+    {"clean-read", "two RDMA Reads answered in order (RFC 5040 5.2.2)", case_clean_read, ""},
+    {"rdmap-read-match", "Read Response to another TO (RFC 5040 4.4)", case_rdmap_read_match,
+     "MPA-RDMAP-READ-MATCH"},
+    {"qrk-read-le", "Read Request fields little-endian (2008 stack)", case_qrk_read_le, "MPA-QRK-READ-LE"},
+    {"qrk-rtr-stag0", "zero-length read RTR with STag 0", case_qrk_rtr_stag0, "MPA-QRK-RTR-STAG0"},
     {"ddp-versions", "DV 0, RV 0 (draft-03 vector header)", case_ddp_versions, "MPA-DDP-VERSION MPA-RDMAP-VERSION"},
     {"ddp-rsvd", "reserved DDP/RDMAP bits", case_ddp_rsvd, "MPA-DDP-RSVD MPA-RDMAP-RSVD"},
     {"rdmap-opcode", "opcode 0xE", case_rdmap_opcode, "MPA-RDMAP-OPCODE"},

@@ -24,6 +24,32 @@
 
 enum sub { SS_HDR = 0, SS_PD, SS_HOLD };
 
+/* What a TERMINATE's copied DDP header is compared with: the last
+ * HIST_N segment headers a direction sent (RFC 5040 4.8). */
+#define HIST_N 16
+typedef struct sent_hdr {
+    uint8_t tagged, opcode;
+    uint32_t qn, msn, mo, stag;
+    uint64_t to;
+} sent_hdr;
+
+/* The RDMA Read Requests a direction sent that are not answered yet
+ * (RFC 5040 5.2.2: answered in order).  Bounded: Requests past RQ_N are
+ * counted, and the Responses that answer them are not judged. */
+#define RQ_N 8
+typedef struct read_q {
+    struct {
+        uint32_t stag, size;
+        uint64_t to;
+        uint32_t got; /* octets answered so far */
+        uint64_t off; /* where the Request is in its direction */
+    } q[RQ_N];
+    uint8_t head, n;
+    uint8_t le;       /* MPA-QRK-READ-LE recognised: fields are read swapped */
+    uint8_t off;      /* judging stopped (a finding was made, or evidence lost) */
+    uint32_t dropped; /* Requests past RQ_N not yet answered */
+} read_q;
+
 #define HUNT_WHY "skipped while resynchronising"
 
 typedef struct dirst {
@@ -54,6 +80,10 @@ typedef struct dirst {
     uint8_t first_fpdu_ok;
     uint64_t mode_off;
     uint64_t nfpdu;
+    sent_hdr hist[HIST_N];  /* the last segment headers sent, ring */
+    uint8_t hist_pos;
+    read_q rq;              /* this direction's open Read Requests */
+    uint8_t qrk_zero_done, qrk_stag0_done;
     fpdu_rx rx;
     fpdu_rx sh;
 
@@ -726,30 +756,263 @@ static void map_ddp_anomalies(S *s, int dir, uint64_t off, const mpa_ddp *dd, ui
                 dd->u.atomic_req.aop, dd->u.atomic_req.rsvd);
 }
 
-static void check_terminate(S *s, int dir, uint64_t off, const mpa_ddp *dd, uint32_t an)
+/* ---- TERMINATE plausibility (term.h), RDMA Read matching ------------ */
+
+static uint32_t bswap32(uint32_t v)
 {
-    const mpa_ddp_hdr *h = &dd->hdr;
-    if (h->tagged || h->qn != MPA_QN_TERMINATE || (an & MPA_DDP_AN_TERM_RSVD))
+    return (v >> 24) | (v >> 8 & 0xFF00u) | (v << 8 & 0xFF0000u) | (v << 24);
+}
+
+static uint64_t bswap64(uint64_t v)
+{
+    return (uint64_t)bswap32((uint32_t)v) << 32 | bswap32((uint32_t)(v >> 32));
+}
+
+/* 1 when what the capture holds of the peer's direction cannot show
+ * whether it sent an FPDU. */
+static int peer_unknown(const S *s, int dir)
+{
+    const dirst *p = &s->d[!dir];
+    return s->midstream || s->startup_lost || p->st.gap_octets || p->mode == MPA_MODE_HUNT ||
+           p->st.not_mpa_octets || p->data_len;
+}
+
+static void term_ctx(const S *s, int dir, uint64_t index, mpa_term_ctx *x)
+{
+    const dirst *d = &s->d[dir];
+    memset(x, 0, sizeof *x);
+    x->enhanced = s->enh;
+    x->request_a = s->init_dir >= 0 && s->d[s->init_dir].fr.has_enh && s->d[s->init_dir].fr.enh.a;
+    x->initiator = dir == s->init_dir;
+    x->first = index == 0 || s->midstream || d->st.gap_octets;
+    x->peer_fpdus = s->d[!dir].nfpdu > 0;
+    x->peer_unknown = (uint8_t)peer_unknown(s, dir);
+}
+
+static void record_sent(S *s, int dir, const mpa_ddp_hdr *h)
+{
+    dirst *d = &s->d[dir];
+    sent_hdr *r = &d->hist[d->hist_pos];
+    d->hist_pos = (uint8_t)((d->hist_pos + 1) % HIST_N);
+    r->tagged = h->tagged;
+    r->opcode = h->opcode;
+    r->qn = h->qn;
+    r->msn = h->msn;
+    r->mo = h->mo;
+    r->stag = h->stag;
+    r->to = h->to;
+}
+
+/* RFC 5040 4.8: the copied DDP header is one the peer sent. */
+static void check_copy(S *s, int dir, uint64_t off, const mpa_ddp_hdr *c)
+{
+    const dirst *p = &s->d[!dir];
+    if (peer_unknown(s, dir))
+        return;
+    uint64_t n = p->nfpdu < HIST_N ? p->nfpdu : HIST_N;
+    for (uint64_t i = 0; i < n; i++) {
+        const sent_hdr *h = &p->hist[i];
+        if (h->tagged == c->tagged && h->opcode == c->opcode &&
+            (c->tagged ? h->stag == c->stag && h->to == c->to : h->qn == c->qn && h->msn == c->msn && h->mo == c->mo))
+            return;
+    }
+    if (p->nfpdu > HIST_N) /* it may be older than what is kept */
+        return;
+    if (c->tagged)
+        finding(s, dir, off, MPA_F_TRM_COPY_MATCH, "copied tagged header: %s, STag 0x%08x, TO 0x%llx",
+                mpa_rdmap_opcode_name(c->opcode), c->stag, (unsigned long long)c->to);
+    else
+        finding(s, dir, off, MPA_F_TRM_COPY_MATCH, "copied untagged header: %s, QN %u, MSN %u, MO %u",
+                mpa_rdmap_opcode_name(c->opcode), c->qn, c->msn, c->mo);
+}
+
+static int term_fmt(char *buf, size_t cap, const mpa_term_ctl *c)
+{
+    return snprintf(buf, cap, "Layer %u EType %u code %u (%s/%s/%s)", c->layer, c->etype, c->code,
+                    mpa_term_layer_name(c->layer), mpa_term_etype_name(c->layer, c->etype),
+                    mpa_term_code_name(c->layer, c->etype, c->code));
+}
+
+/* RFC 5040 4.8 and the error code tables, judged in context (term.h).
+ * Fills e->term_quirk and e->term_read. */
+static void check_terminate(S *s, int dir, uint64_t off, mpa_ev_fpdu *e)
+{
+    dirst *d = &s->d[dir];
+    const mpa_ddp_hdr *h = &e->ddp.hdr;
+    mpa_term_ctl sent, lebf;
+    mpa_term_ctx x;
+    mpa_term_ctl_of(&e->ddp.u.term, &sent);
+    mpa_term_ctl_lebf(&sent, &lebf);
+    term_ctx(s, dir, e->index, &x);
+    mpa_term_verdict v = mpa_term_judge(&sent, &x, e->ulpdu, e->ulpdu_avail, e->ulpdu_len);
+    int swapped = v != MPA_TERM_PLAUSIBLE && !mpa_term_ctl_same(&sent, &lebf) &&
+                  mpa_term_judge(&lebf, &x, e->ulpdu, e->ulpdu_avail, e->ulpdu_len) == MPA_TERM_PLAUSIBLE;
+    int zero = !swapped && !sent.layer && !sent.etype && !sent.code && !sent.m && !sent.d && !sent.r && !sent.rsvd;
+    e->term_quirk = swapped ? MPA_TERM_LE_BITFIELD : zero ? MPA_TERM_ALL_ZERO : MPA_TERM_AS_SENT;
+    e->term_read = swapped ? lebf : sent;
+    const mpa_term_ctl *c = &e->term_read;
+
+    if (h->tagged || h->qn != MPA_QN_TERMINATE || c->rsvd)
         finding(s, dir, off, MPA_F_TRM_FORMAT, "TERMINATE sent %s to QN %u, reserved bits 0x%x",
-                h->tagged ? "tagged" : "untagged", h->tagged ? 0 : h->qn, dd->u.term.rsvd);
-    const mpa_term *t = &dd->u.term;
-    if (dd->complete && !mpa_term_code_known(t->layer, t->etype, t->code))
+                h->tagged ? "tagged" : "untagged", h->tagged ? 0 : h->qn, c->rsvd);
+    if (swapped) {
+        char a[96], b[96];
+        term_fmt(a, sizeof a, &sent);
+        term_fmt(b, sizeof b, &lebf);
+        finding(s, dir, off, MPA_F_QRK_TRM_NIBBLES, "as sent %s: %s; as siw writes it %s", a,
+                mpa_term_verdict_str(v), b);
+        /* The copied header follows siw's M/D bits. */
+        size_t at = MPA_DDP_UNTAGGED_HDR_LEN + MPA_RDMAP_TERM_MIN_LEN + 2;
+        if (lebf.d && e->ulpdu_avail > at) {
+            mpa_ddp ch;
+            size_t hl = (e->ulpdu[at] & 0x80u) ? MPA_DDP_TAGGED_HDR_LEN : MPA_DDP_UNTAGGED_HDR_LEN;
+            if (e->ulpdu_avail >= at + hl) {
+                (void)mpa_ddp_decode(e->ulpdu + at, hl, hl, &ch, NULL);
+                check_copy(s, dir, off, &ch.hdr);
+            }
+        }
+        return;
+    }
+    if (zero) {
+        if (!d->qrk_zero_done) {
+            d->qrk_zero_done = 1;
+            finding(s, dir, off, MPA_F_QRK_TRM_ZERO, "Layer 0 EType 0 code 0, M=D=R=0");
+        }
+        return;
+    }
+    char a[96];
+    switch (v) {
+    case MPA_TERM_PLAUSIBLE:
+        break;
+    case MPA_TERM_UNDEFINED:
         finding(s, dir, off, MPA_F_TRM_CODE, "TERMINATE Layer %u EType %u code %u is not defined (%s/%s)",
-                t->layer, t->etype, t->code, mpa_term_layer_name(t->layer),
-                mpa_term_etype_name(t->layer, t->etype));
+                c->layer, c->etype, c->code, mpa_term_layer_name(c->layer),
+                mpa_term_etype_name(c->layer, c->etype));
+        break;
+    case MPA_TERM_LAYOUT:
+        finding(s, dir, off, MPA_F_RDMAP_ONE_SEG, "Terminate of %u octets; M=%u D=%u R=%u announce %zu",
+                e->ulpdu_len, c->m, c->d, c->r, mpa_term_ctl_len(c, e->ulpdu, e->ulpdu_avail));
+        break;
+    case MPA_TERM_LLP_STARTUP:
+        finding(s, dir, off, MPA_F_TRM_LLP_STARTUP, "LLP/MPA code %u (%s): %s, FPDU #%llu of the %s", c->code,
+                mpa_term_code_name(c->layer, c->etype, c->code),
+                !x.enhanced ? "startup not enhanced" : !x.request_a && c->code == 7 ? "Request A=0" : "enhanced",
+                (unsigned long long)e->index + 1, x.initiator ? "Initiator" : "Responder");
+        break;
+    case MPA_TERM_NO_PEER_FPDU:
+        term_fmt(a, sizeof a, c);
+        finding(s, dir, off, MPA_F_TRM_NO_FPDU, "%s; the peer sent no FPDU", a);
+        break;
+    }
+    if (e->ddp.u.term.has_ddp_hdr)
+        check_copy(s, dir, off, &e->ddp.u.term.ddp_hdr);
+}
+
+static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *r)
+{
+    read_q *q = &s->d[dir].rq;
+    if (q->n == RQ_N) {
+        q->dropped++;
+        return;
+    }
+    unsigned i = (q->head + q->n) % RQ_N;
+    q->q[i].stag = r->sink_stag;
+    q->q[i].to = r->sink_to;
+    q->q[i].size = r->size;
+    q->q[i].got = 0;
+    q->q[i].off = off;
+    q->n++;
+}
+
+static int resp_fits(const mpa_ddp_hdr *h, uint32_t len, uint32_t stag, uint64_t to, uint32_t size, uint32_t got)
+{
+    return h->stag == stag && h->to == to + got && (uint64_t)got + len <= size && (!h->last || got + len == size);
+}
+
+/* RFC 5040 5.2.2: Responses answer the Requests in order; each one
+ * writes the Data Sink buffer the Request named. */
+static void check_read_resp(S *s, int dir, uint64_t off, const mpa_ev_fpdu *e)
+{
+    read_q *q = &s->d[!dir].rq;
+    const mpa_ddp_hdr *h = &e->ddp.hdr;
+    uint32_t len = (uint32_t)e->ddp.payload_len;
+    if (q->off)
+        return;
+    if (s->midstream || s->startup_lost || s->d[0].st.gap_octets || s->d[1].st.gap_octets) {
+        q->off = 1; /* a Request or Response may be among the lost octets */
+        return;
+    }
+    if (!q->n) {
+        if (q->dropped) {
+            q->dropped -= h->last;
+            return;
+        }
+        q->off = 1;
+        finding(s, dir, off, MPA_F_RDMAP_READ_MATCH,
+                "Read Response STag 0x%08x TO 0x%llx, %u octets: no open Read Request", h->stag,
+                (unsigned long long)h->to, len);
+        return;
+    }
+    unsigned i = q->head;
+    uint32_t stag = q->q[i].stag, size = q->q[i].size, got = q->q[i].got;
+    uint64_t to = q->q[i].to;
+    if (q->le) {
+        stag = bswap32(stag);
+        size = bswap32(size);
+        to = bswap64(to);
+    } else if (!resp_fits(h, len, stag, to, size, got) &&
+               resp_fits(h, len, bswap32(stag), bswap64(to), bswap32(size), got)) {
+        q->le = 1;
+        finding(s, !dir, q->q[i].off, MPA_F_QRK_READ_LE,
+                "Read Request sink STag 0x%08x TO 0x%llx size %u; the Response uses 0x%08x, 0x%llx, %u", stag,
+                (unsigned long long)to, size, bswap32(stag), (unsigned long long)bswap64(to), bswap32(size));
+        stag = bswap32(stag);
+        size = bswap32(size);
+        to = bswap64(to);
+    }
+    if (!resp_fits(h, len, stag, to, size, got)) {
+        q->off = 1;
+        finding(s, dir, off, MPA_F_RDMAP_READ_MATCH,
+                "Response STag 0x%08x TO 0x%llx, %u octets, L=%u; Request STag 0x%08x TO 0x%llx, %u of %u answered",
+                h->stag, (unsigned long long)h->to, len, h->last, stag, (unsigned long long)to, got, size);
+        return;
+    }
+    q->q[i].got = got + len;
+    if (h->last) {
+        q->head = (uint8_t)((q->head + 1) % RQ_N);
+        q->n--;
+    }
 }
 
 /* RFC 6581 RTR rules on the Initiator's FPDUs.  Runs for every FPDU,
  * so it returns early and formats strings only for a finding. */
-static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ddp *dd, mpa_rtr_kind k)
+/* The RTR types both sides offered that the Initiator can send (a read
+ * RTR needs Responder IRD >= 1, RFC 6581 9.1), written to buf; 0 when
+ * there is none and TERM code 7 is due (RFC 6581 9.2). */
+static int rtr_usable(const S *s, char *buf, size_t cap)
+{
+    const mpa_enh *qe = &s->d[s->init_dir].fr.enh, *pe = &s->d[!s->init_dir].fr.enh;
+    unsigned b = qe->b & pe->b, c = qe->c & pe->c, d = qe->d & pe->d & (pe->ird != 0);
+    rtr_set_str(buf, cap, b, c, d);
+    return (b | c | d) != 0;
+}
+
+static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ev_fpdu *e, mpa_rtr_kind k)
 {
     if (!s->rtr_expected || dir != s->init_dir || (index != 0 && !s->rtr_late))
         return 0;
-    const mpa_enh *qe = &s->d[dir].fr.enh, *pe = &s->d[!dir].fr.enh;
+    const mpa_ddp *dd = &e->ddp;
+    const mpa_enh *pe = &s->d[!dir].fr.enh;
     char offered[32], both[32];
     rtr_set_str(offered, sizeof offered, pe->b, pe->c, pe->d);
     if (index == 0) {
         s->rtr_checked = 1;
+        if (k == MPA_RTR_READ && (dd->u.rreq.sink_stag == 0 || dd->u.rreq.src_stag == 0) &&
+            !s->d[dir].qrk_stag0_done) {
+            s->d[dir].qrk_stag0_done = 1;
+            finding(s, dir, off, MPA_F_QRK_RTR_STAG0, "read RTR: Data Sink STag 0x%08x, Data Source STag 0x%08x",
+                    dd->u.rreq.sink_stag, dd->u.rreq.src_stag);
+        }
         if (k != MPA_RTR_NONE) {
             int ok = (k == MPA_RTR_SEND && pe->b) || (k == MPA_RTR_WRITE && pe->c) ||
                      (k == MPA_RTR_READ && pe->d);
@@ -762,13 +1025,15 @@ static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ddp 
             return 1;
         }
         if (dd->complete && dd->hdr.opcode == MPA_RDMAP_TERMINATE) {
-            const mpa_term *t = &dd->u.term;
-            if (t->layer == MPA_TERM_LAYER_LLP && t->etype == 0 && t->code == 7 &&
-                ((qe->b & pe->b) | (qe->c & pe->c) | (qe->d & pe->d))) {
-                rtr_set_str(both, sizeof both, qe->b & pe->b, qe->c & pe->c, qe->d & pe->d);
+            const mpa_term_ctl *t = &e->term_read; /* as the sender meant it */
+            int term7 = t->layer == MPA_TERM_LAYER_LLP && t->etype == 0 && t->code == 7;
+            int usable = rtr_usable(s, both, sizeof both);
+            if (term7 && usable)
                 finding(s, dir, off, MPA_F_ENH_RTR_MATCH,
                         "TERMINATE code 7 (no matching RTR option) although both sides offered %s", both);
-            }
+            if (!term7 && !usable)
+                finding(s, dir, off, MPA_F_ENH_TERM_7, "first FPDU is a TERMINATE Layer %u EType %u code %u (%s)",
+                        t->layer, t->etype, t->code, mpa_term_code_name(t->layer, t->etype, t->code));
             return 0;
         }
         s->rtr_late = 1;
@@ -906,10 +1171,17 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
                 e->ddp.need_len);
     if (e->ddp_status == MPA_OK)
         map_ddp_anomalies(s, dir, foff, &e->ddp, e->ddp_anomalies);
-    if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE) {
-        check_terminate(s, dir, foff, &e->ddp, e->ddp_anomalies);
-    }
-    e->negotiated_rtr = check_rtr(s, dir, foff, index, &e->ddp, e->rtr);
+    e->term_quirk = MPA_TERM_AS_SENT;
+    memset(&e->term_read, 0, sizeof e->term_read);
+    if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE)
+        check_terminate(s, dir, foff, e);
+    if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_READ_REQUEST && !e->ddp.hdr.tagged)
+        read_req_sent(s, dir, foff, &e->ddp.u.rreq);
+    if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_READ_RESPONSE && e->ddp.hdr.tagged)
+        check_read_resp(s, dir, foff, e);
+    if (e->ddp.hdr_len && e->ddp.seen_len >= e->ddp.hdr_len)
+        record_sent(s, dir, &e->ddp.hdr);
+    e->negotiated_rtr = check_rtr(s, dir, foff, index, e, e->rtr);
     emit(s, &ev);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE)
         d->terminated = 1;
@@ -1409,6 +1681,15 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
         data_add(s, dir, d->off - part, part, WHY_CUT_END);
     } else if (d->mode == MPA_MODE_FPDU && d->peek && d->npeek) {
         data_add(s, dir, d->off, d->npeek, WHY_CUT_END);
+    }
+    /* An Initiator that owed TERM code 7 closing without any FPDU. */
+    if (dir == s->init_dir && s->rtr_expected && !s->rtr_checked && d->mode == MPA_MODE_FPDU && !d->nfpdu &&
+        !d->probe && !s->midstream && !d->st.gap_octets) {
+        char both[32];
+        if (!rtr_usable(s, both, sizeof both)) {
+            s->rtr_checked = 1;
+            finding(s, dir, d->off, MPA_F_ENH_TERM_7, "%s without any FPDU", how);
+        }
     }
     /* The Responder closing after a proper Request without replying. */
     int o = !dir;

@@ -30,6 +30,7 @@
 #include "mpa/findings.h"
 #include "mpa/fpdu.h"
 #include "mpa/frame.h"
+#include "mpa/term.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -100,6 +101,12 @@ typedef struct mpa_ev_fpdu {
                                  octet - the marker base) mod 512, which says
                                  where its markers fall (mpa_fpdu_decode's
                                  mark_base = seq - marker_phase) */
+    /* A TERMINATE (ddp.hdr.opcode 7, decoded): how its control field is
+     * read (mpa_term_quirk) and its fields under that reading; for
+     * MPA_TERM_LE_BITFIELD they differ from ddp.u.term (the octets as
+     * RFC 5040 4.8 lays them out).  Zero for other FPDUs. */
+    uint8_t term_quirk;
+    mpa_term_ctl term_read;
 } mpa_ev_fpdu;
 
 typedef struct mpa_ev_finding {
