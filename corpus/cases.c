@@ -857,6 +857,14 @@ static void case_rdmap_read_match(cs_scen *s)
     cs_close_both(s);
 }
 
+static void case_rdmap_read_short(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, 1, 64));
+    read_resp(s, D1, 0x1000, 0x2000, 1, 32); /* last segment after 32 of 64 octets */
+    cs_close_both(s);
+}
+
 static void case_qrk_read_le(cs_scen *s)
 {
     cs_start_plain(s, 0, 1);
@@ -1104,6 +1112,8 @@ const cs_case cs_cases[] = {
     {"enh-term7-read-ird0", "TERM 7: only read in common, Responder IRD 0", case_enh_term7_read_ird0, ""},
     {"clean-read", "two RDMA Reads answered in order (RFC 5040 5.2.2)", case_clean_read, ""},
     {"rdmap-read-match", "Read Response to another TO (RFC 5040 4.4)", case_rdmap_read_match,
+     "MPA-RDMAP-READ-MATCH"},
+    {"rdmap-read-short", "Read Response ends 32 octets short (RFC 5040 4.4)", case_rdmap_read_short,
      "MPA-RDMAP-READ-MATCH"},
     {"qrk-read-le", "Read Request fields little-endian (2008 stack)", case_qrk_read_le, "MPA-QRK-READ-LE"},
     {"qrk-rtr-stag0", "zero-length read RTR with STag 0", case_qrk_rtr_stag0, "MPA-QRK-RTR-STAG0"},
