@@ -142,6 +142,8 @@ static void on_event(void *user, const mpa_event *ev)
         it.u.fpdu.crc_calc = f->crc_calc;
         it.u.fpdu.rtr = (uint8_t)f->rtr;
         it.u.fpdu.negotiated_rtr = (uint8_t)f->negotiated_rtr;
+        it.u.fpdu.term_quirk = f->term_quirk;
+        it.u.fpdu.term_read = f->term_read;
         it.u.fpdu.mphase = f->marker_phase;
         if (f->negotiated_rtr && !cv->rtr_frame) {
             cv->rtr_frame = g_cur.num;

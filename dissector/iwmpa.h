@@ -63,6 +63,8 @@ typedef struct iw_item {
             uint16_t ulpdu_len;
             uint8_t pad_len, n_markers, markers, crc_checked, crc_ok;
             uint8_t rtr, negotiated_rtr;
+            uint8_t term_quirk;   /* a TERMINATE: mpa_term_quirk, and */
+            mpa_term_ctl term_read; /* its fields as libmpa read them */
             uint16_t mphase;      /* (seq - marker base) mod 512, when markers */
             uint32_t crc_wire, crc_calc;
         } fpdu;

@@ -73,7 +73,7 @@ static int hf_ddp_t = -1, hf_ddp_l = -1, hf_ddp_rsvd = -1, hf_ddp_dv = -1, hf_dd
 static int hf_rdmap_rv = -1, hf_rdmap_rsvd = -1, hf_rdmap_opcode = -1, hf_rdmap_inv_stag = -1, hf_rr_sink_stag = -1,
            hf_rr_sink_to = -1, hf_rr_size = -1, hf_rr_src_stag = -1, hf_rr_src_to = -1, hf_term_layer = -1,
            hf_term_etype = -1, hf_term_code = -1, hf_term_name = -1, hf_term_m = -1, hf_term_d = -1, hf_term_r = -1,
-           hf_term_rsvd = -1, hf_term_seglen = -1, hf_term_ddp_hdr = -1, hf_term_rdma_hdr = -1, hf_at_aop = -1,
+           hf_term_rsvd = -1, hf_term_siw_name = -1, hf_term_seglen = -1, hf_term_ddp_hdr = -1, hf_term_rdma_hdr = -1, hf_at_aop = -1,
            hf_at_rsvd = -1, hf_at_req_id = -1, hf_at_stag = -1, hf_at_to = -1, hf_at_add_swap = -1,
            hf_at_add_swap_mask = -1, hf_at_compare = -1, hf_at_compare_mask = -1, hf_ar_orig_req_id = -1,
            hf_ar_orig_value = -1, hf_imm_data = -1;
@@ -360,8 +360,11 @@ static void draw_ddp_hdr(proto_tree *tree, tvbuff_t *t, int at, const mpa_ddp_hd
     }
 }
 
-/* DDP and RDMAP headers at the start of the ULPDU u (markers removed). */
-static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_info *pinfo _U_, wmem_strbuf_t *info)
+/* DDP and RDMAP headers at the start of the ULPDU u (markers removed).
+ * siw: a TERMINATE's fields as Linux siw writes them, when libmpa found
+ * only that reading plausible (MPA-QRK-TRM-NIBBLES), else NULL. */
+static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_info *pinfo _U_, wmem_strbuf_t *info,
+                       const mpa_term_ctl *siw)
 {
     guint avail = MIN(tvb_captured_length(u), MPA_DDP_MAX_STRUCT_LEN);
     mpa_ddp d;
@@ -411,6 +414,17 @@ static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_in
                  mpa_term_etype_name(tm->layer, tm->etype), mpa_term_code_name(tm->layer, tm->etype, tm->code));
         proto_item *ti = proto_tree_add_string(rt, hf_term_name, u, at, 4, name);
         proto_item_set_generated(ti);
+        if (siw) {
+            snprintf(name, sizeof name, "%s/%s %s (layer %u etype %u code %u, M=%u D=%u R=%u)",
+                     mpa_term_layer_name(siw->layer), mpa_term_etype_name(siw->layer, siw->etype),
+                     mpa_term_code_name(siw->layer, siw->etype, siw->code), siw->layer, siw->etype, siw->code,
+                     siw->m, siw->d, siw->r);
+            proto_item_set_generated(proto_tree_add_string(rt, hf_term_siw_name, u, at, 4, name));
+            if (info)
+                wmem_strbuf_append_printf(info, " [as siw writes it: %s/%s %s]", mpa_term_layer_name(siw->layer),
+                                          mpa_term_etype_name(siw->layer, siw->etype),
+                                          mpa_term_code_name(siw->layer, siw->etype, siw->code));
+        }
         proto_tree *tt = proto_item_add_subtree(ti, ett_term);
         proto_tree_add_uint(tt, hf_term_layer, u, at, 1, (guint32)tm->layer << 4);
         proto_tree_add_uint(tt, hf_term_etype, u, at, 1, tm->etype);
@@ -545,7 +559,8 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
                             it->u.fpdu.crc_checked ? PROTO_CHECKSUM_VERIFY : PROTO_CHECKSUM_NO_FLAGS);
     /* Whatever happens drawing the headers, the verdicts are attached. */
     TRY {
-        draw_ulpdu(ft, u, f.ulpdu_len, pinfo, info);
+        draw_ulpdu(ft, u, f.ulpdu_len, pinfo, info,
+                   it->u.fpdu.term_quirk == MPA_TERM_LE_BITFIELD ? &it->u.fpdu.term_read : NULL);
     }
     CATCH_NONFATAL_ERRORS {
         show_exception(u, pinfo, ft, EXCEPT_CODE, GET_MESSAGE);
@@ -597,7 +612,7 @@ static void draw_cut_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tre
         uint8_t *copy = wmem_memdup(pinfo->pool, h->ulpdu, h->ulpdu_avail ? h->ulpdu_avail : 1);
         tvbuff_t *u = tvb_new_child_real_data(t, copy, (guint)h->ulpdu_avail, h->ulpdu_len);
         TRY {
-            draw_ulpdu(ft, u, h->ulpdu_len, pinfo, info);
+            draw_ulpdu(ft, u, h->ulpdu_len, pinfo, info, NULL);
         }
         CATCH_NONFATAL_ERRORS {
             show_exception(u, pinfo, ft, EXCEPT_CODE, GET_MESSAGE);
@@ -882,6 +897,9 @@ void proto_register_iwmpa(void)
         {&hf_term_d, {"D (DDP header included)", "iwrdmap.term.d", FT_BOOLEAN, 16, NULL, 0x4000, NULL, HFILL}},
         {&hf_term_r, {"R (RDMAP header included)", "iwrdmap.term.r", FT_BOOLEAN, 16, NULL, 0x2000, NULL, HFILL}},
         {&hf_term_rsvd, {"Reserved", "iwrdmap.term.rsvd", FT_UINT16, BASE_HEX, NULL, 0x1FFF, NULL, HFILL}},
+        {&hf_term_siw_name,
+         {"Terminate as Linux siw writes it", "iwrdmap.term.siw_name", FT_STRING, BASE_NONE, NULL, 0,
+          "Layer and EType nibbles swapped, M/D/R in the low bits (MPA-QRK-TRM-NIBBLES)", HFILL}},
         {&hf_term_seglen, {"DDP Segment Length", "iwrdmap.term.seglen", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL}},
         {&hf_term_ddp_hdr, {"Terminated DDP header", "iwrdmap.term.ddp_hdr", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_term_rdma_hdr,

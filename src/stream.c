@@ -828,7 +828,7 @@ static void check_copy(S *s, int dir, uint64_t off, const mpa_ddp_hdr *c)
 
 static int term_fmt(char *buf, size_t cap, const mpa_term_ctl *c)
 {
-    return snprintf(buf, cap, "Layer %u EType %u code %u (%s/%s/%s)", c->layer, c->etype, c->code,
+    return snprintf(buf, cap, "%u/%u/%u %s/%s/%s", c->layer, c->etype, c->code,
                     mpa_term_layer_name(c->layer), mpa_term_etype_name(c->layer, c->etype),
                     mpa_term_code_name(c->layer, c->etype, c->code));
 }
@@ -856,10 +856,10 @@ static void check_terminate(S *s, int dir, uint64_t off, mpa_ev_fpdu *e)
         finding(s, dir, off, MPA_F_TRM_FORMAT, "TERMINATE sent %s to QN %u, reserved bits 0x%x",
                 h->tagged ? "tagged" : "untagged", h->tagged ? 0 : h->qn, c->rsvd);
     if (swapped) {
-        char a[96], b[96];
+        char a[112], b[112];
         term_fmt(a, sizeof a, &sent);
         term_fmt(b, sizeof b, &lebf);
-        finding(s, dir, off, MPA_F_QRK_TRM_NIBBLES, "as sent %s: %s; as siw writes it %s", a,
+        finding(s, dir, off, MPA_F_QRK_TRM_NIBBLES, "as sent %s (%s); as siw writes it %s", a,
                 mpa_term_verdict_str(v), b);
         /* The copied header follows siw's M/D bits. */
         size_t at = MPA_DDP_UNTAGGED_HDR_LEN + MPA_RDMAP_TERM_MIN_LEN + 2;
@@ -880,7 +880,7 @@ static void check_terminate(S *s, int dir, uint64_t off, mpa_ev_fpdu *e)
         }
         return;
     }
-    char a[96];
+    char a[112];
     switch (v) {
     case MPA_TERM_PLAUSIBLE:
         break;
@@ -1685,10 +1685,14 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     /* An Initiator that owed TERM code 7 closing without any FPDU. */
     if (dir == s->init_dir && s->rtr_expected && !s->rtr_checked && d->mode == MPA_MODE_FPDU && !d->nfpdu &&
         !d->probe && !s->midstream && !d->st.gap_octets) {
-        char both[32];
+        char both[32], asked[32], offered[32];
+        const mpa_enh *qe = &d->fr.enh, *pe = &s->d[!dir].fr.enh;
         if (!rtr_usable(s, both, sizeof both)) {
             s->rtr_checked = 1;
-            finding(s, dir, d->off, MPA_F_ENH_TERM_7, "%s without any FPDU", how);
+            rtr_set_str(asked, sizeof asked, qe->b, qe->c, qe->d);
+            rtr_set_str(offered, sizeof offered, pe->b, pe->c, pe->d);
+            finding(s, dir, d->off, MPA_F_ENH_TERM_7, "%s without any FPDU; Request asked %s, Reply offered %s", how,
+                    asked, offered);
         }
     }
     /* The Responder closing after a proper Request without replying. */

@@ -352,6 +352,8 @@ static void on_event(void *user, const mpa_event *ev)
             t->layer = f->ddp.u.term.layer;
             t->etype = f->ddp.u.term.etype;
             t->code = f->ddp.u.term.code;
+            t->quirk = f->term_quirk;
+            t->read = f->term_read;
         }
         break;
     }

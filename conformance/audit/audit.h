@@ -56,7 +56,9 @@ typedef struct audit_term {
     int dir;
     unsigned file;
     uint64_t frame, off;
-    uint8_t layer, etype, code;
+    uint8_t layer, etype, code; /* as sent (RFC 5040 4.8 layout) */
+    uint8_t quirk;              /* mpa_term_quirk: how libmpa read it */
+    mpa_term_ctl read;          /* the fields under that reading */
 } audit_term;
 
 typedef struct audit_startup {

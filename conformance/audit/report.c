@@ -267,6 +267,17 @@ static cJSON *conn_json(const report *r, const audit_conn *c, int with_findings)
         snprintf(name, sizeof name, "%s/%s %s", mpa_term_layer_name(t->layer), mpa_term_etype_name(t->layer, t->etype),
                  mpa_term_code_name(t->layer, t->etype, t->code));
         jstr(x, "name", name);
+        if (t->quirk == MPA_TERM_LE_BITFIELD) {
+            /* what the sender meant, read as Linux siw writes the field */
+            cJSON *m = cJSON_AddObjectToObject(x, "siw_reading");
+            jnum(m, "layer", t->read.layer);
+            jnum(m, "etype", t->read.etype);
+            jnum(m, "code", t->read.code);
+            snprintf(name, sizeof name, "%s/%s %s", mpa_term_layer_name(t->read.layer),
+                     mpa_term_etype_name(t->read.layer, t->read.etype),
+                     mpa_term_code_name(t->read.layer, t->read.etype, t->read.code));
+            jstr(m, "name", name);
+        }
         jstr(x, "direction", dir_name[t->dir]);
         jnum(x, "frame", (double)t->frame);
         jnum(x, "stream_offset", (double)t->off);
@@ -358,6 +369,10 @@ static void text_conn(report *r, const audit_conn *c)
         fprintf(f, "  TERMINATE from %s (frame %" PRIu64 "): %s/%s code %u %s\n", sender(c, t->dir), t->frame,
                 mpa_term_layer_name(t->layer), mpa_term_etype_name(t->layer, t->etype), t->code,
                 mpa_term_code_name(t->layer, t->etype, t->code));
+        if (t->quirk == MPA_TERM_LE_BITFIELD)
+            fprintf(f, "    read as siw writes it: %s/%s code %u %s\n", mpa_term_layer_name(t->read.layer),
+                    mpa_term_etype_name(t->read.layer, t->read.etype), t->read.code,
+                    mpa_term_code_name(t->read.layer, t->read.etype, t->read.code));
     }
     fprintf(f, "  ended: ");
     for (int dir = 0; dir < 2; dir++) {
