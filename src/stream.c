@@ -997,6 +997,16 @@ static int rtr_usable(const S *s, char *buf, size_t cap)
     return (b | c | d) != 0;
 }
 
+/* TERM code 7 is owed (MPA-ENH-TERM-7): no usable RTR type, although
+ * the Request offered some (a Request offering none is MPA-ENH-INIT-OPTS,
+ * and what follows from it is not reported again). */
+static int term7_owed(const S *s)
+{
+    const mpa_enh *qe = &s->d[s->init_dir].fr.enh;
+    char buf[32];
+    return (qe->b | qe->c | qe->d) && !rtr_usable(s, buf, sizeof buf);
+}
+
 static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ev_fpdu *e, mpa_rtr_kind k)
 {
     if (!s->rtr_expected || dir != s->init_dir || (index != 0 && !s->rtr_late))
@@ -1031,7 +1041,7 @@ static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ev_f
             if (term7 && usable)
                 finding(s, dir, off, MPA_F_ENH_RTR_MATCH,
                         "TERMINATE code 7 (no matching RTR option) although both sides offered %s", both);
-            if (!term7 && !usable)
+            if (!term7 && term7_owed(s))
                 finding(s, dir, off, MPA_F_ENH_TERM_7, "first FPDU is a TERMINATE Layer %u EType %u code %u (%s)",
                         t->layer, t->etype, t->code, mpa_term_code_name(t->layer, t->etype, t->code));
             return 0;
@@ -1685,9 +1695,9 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     /* An Initiator that owed TERM code 7 closing without any FPDU. */
     if (dir == s->init_dir && s->rtr_expected && !s->rtr_checked && d->mode == MPA_MODE_FPDU && !d->nfpdu &&
         !d->probe && !s->midstream && !d->st.gap_octets) {
-        char both[32], asked[32], offered[32];
+        char asked[32], offered[32];
         const mpa_enh *qe = &d->fr.enh, *pe = &s->d[!dir].fr.enh;
-        if (!rtr_usable(s, both, sizeof both)) {
+        if (term7_owed(s)) {
             s->rtr_checked = 1;
             rtr_set_str(asked, sizeof asked, qe->b, qe->c, qe->d);
             rtr_set_str(offered, sizeof offered, pe->b, pe->c, pe->d);
