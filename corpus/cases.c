@@ -830,6 +830,14 @@ static void case_enh_term7_read_ird0(cs_scen *s)
     cs_close_both(s);
 }
 
+static void case_enh_term6_read_ird0(cs_scen *s)
+{
+    /* The same, answered with code 6 (insufficient IRD): it names the cause too. */
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 1, 0, 0, 1, 1, 0), cs_enh(cs_rep(0, 1), 1, 0, 0, 1, 0, 1));
+    cs_fpdu(s, D0, g_ul, cs_ul_term(g_ul, sizeof g_ul, 2, 0, 6));
+    cs_close_both(s);
+}
+
 /* RDMA Read Responses against their Requests (RFC 5040 4.4, 5.2.2). */
 static void read_resp(cs_scen *s, int dir, uint32_t stag, uint64_t to, int last, size_t payload)
 {
@@ -1110,6 +1118,7 @@ const cs_case cs_cases[] = {
      "MPA-ENH-TERM-7"},
     {"enh-term7-none", "no common RTR type, FIN without TERM 7", case_enh_term7_none, "MPA-ENH-TERM-7"},
     {"enh-term7-read-ird0", "TERM 7: only read in common, Responder IRD 0", case_enh_term7_read_ird0, ""},
+    {"enh-term6-read-ird0", "TERM 6: only read in common, Responder IRD 0", case_enh_term6_read_ird0, ""},
     {"clean-read", "two RDMA Reads answered in order (RFC 5040 5.2.2)", case_clean_read, ""},
     {"rdmap-read-match", "Read Response to another TO (RFC 5040 4.4)", case_rdmap_read_match,
      "MPA-RDMAP-READ-MATCH"},

@@ -1041,7 +1041,12 @@ static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ev_f
             if (term7 && usable)
                 finding(s, dir, off, MPA_F_ENH_RTR_MATCH,
                         "TERMINATE code 7 (no matching RTR option) although both sides offered %s", both);
-            if (!term7 && term7_owed(s))
+            /* Where the read RTR fails only on the Responder's IRD 0, code 6
+             * (insufficient IRD, RFC 6581 9.1) names the cause as well. */
+            const mpa_enh *qe = &s->d[dir].fr.enh;
+            int term6_ird = t->layer == MPA_TERM_LAYER_LLP && t->etype == 0 && t->code == 6 && qe->d && pe->d &&
+                            pe->ird == 0;
+            if (!term7 && !term6_ird && term7_owed(s))
                 finding(s, dir, off, MPA_F_ENH_TERM_7, "first FPDU is a TERMINATE Layer %u EType %u code %u (%s)",
                         t->layer, t->etype, t->code, mpa_term_code_name(t->layer, t->etype, t->code));
             return 0;
