@@ -27,11 +27,6 @@ enum sub { SS_HDR = 0, SS_PD, SS_HOLD };
 /* What a TERMINATE's copied DDP header is compared with: the last
  * HIST_N segment headers a direction sent (RFC 5040 4.8). */
 #define HIST_N 16
-typedef struct sent_hdr {
-    uint8_t tagged, opcode;
-    uint32_t qn, msn, mo, stag;
-    uint64_t to;
-} sent_hdr;
 
 /* The RDMA Read Requests a direction sent that are not answered yet
  * (RFC 5040 5.2.2: answered in order).  Bounded: Requests past RQ_N are
@@ -80,7 +75,7 @@ typedef struct dirst {
     uint8_t first_fpdu_ok;
     uint64_t mode_off;
     uint64_t nfpdu;
-    sent_hdr hist[HIST_N];  /* the last segment headers sent, ring */
+    mpa_ddp_hdr hist[HIST_N]; /* the last segment headers sent, ring */
     uint8_t hist_pos;
     read_q rq;              /* this direction's open Read Requests */
     uint8_t qrk_zero_done, qrk_stag0_done;
@@ -792,15 +787,8 @@ static void term_ctx(const S *s, int dir, uint64_t index, mpa_term_ctx *x)
 static void record_sent(S *s, int dir, const mpa_ddp_hdr *h)
 {
     dirst *d = &s->d[dir];
-    sent_hdr *r = &d->hist[d->hist_pos];
+    d->hist[d->hist_pos] = *h;
     d->hist_pos = (uint8_t)((d->hist_pos + 1) % HIST_N);
-    r->tagged = h->tagged;
-    r->opcode = h->opcode;
-    r->qn = h->qn;
-    r->msn = h->msn;
-    r->mo = h->mo;
-    r->stag = h->stag;
-    r->to = h->to;
 }
 
 /* RFC 5040 4.8: the copied DDP header is one the peer sent. */
@@ -811,7 +799,7 @@ static void check_copy(S *s, int dir, uint64_t off, const mpa_ddp_hdr *c)
         return;
     uint64_t n = p->nfpdu < HIST_N ? p->nfpdu : HIST_N;
     for (uint64_t i = 0; i < n; i++) {
-        const sent_hdr *h = &p->hist[i];
+        const mpa_ddp_hdr *h = &p->hist[i];
         if (h->tagged == c->tagged && h->opcode == c->opcode &&
             (c->tagged ? h->stag == c->stag && h->to == c->to : h->qn == c->qn && h->msn == c->msn && h->mo == c->mo))
             return;
