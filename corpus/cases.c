@@ -742,6 +742,31 @@ static void case_trm_copy_match(cs_scen *s)
     cs_close_both(s);
 }
 
+/* The Initiator judges the DDP header of an FPDU whose first segment
+ * arrived and terminates before the rest of it is sent (that segment
+ * split is MPA-FPD-ALIGN). */
+static void case_trm_early(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    cs_send(s, D0, 1, 8);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, 1, 1); /* a Send to QN 1 */
+    cs_fpdu(s, D1, g_ul, cs_ul_build(&d, 200, g_ul, sizeof g_ul));
+    cs_chunk *c = &s->ch[s->nch - 1];
+    size_t off = c->off, len = c->len;
+    c->len = 40;
+    mpa_ddp t = cs_ul_untagged(MPA_RDMAP_TERMINATE, 2, 1);
+    t.u.term.layer = 1; /* DDP Untagged Buffer Error, Invalid QN */
+    t.u.term.etype = 2;
+    t.u.term.code = 1;
+    t.u.term.m = 1;
+    t.u.term.d = 1;
+    t.u.term.seglen = 218;
+    t.u.term.ddp_hdr = d.hdr;
+    cs_fpdu(s, D0, g_ul, cs_ul_build(&t, 0, g_ul, sizeof g_ul));
+    cs_push_chunk(s, CS_DATA, D1, off + 40, len - 40);
+    cs_close_both(s);
+}
+
 /* A TERMINATE as Linux siw writes it (captures/siw): the Terminate
  * Control field is a little-endian C bit-field, so octet 0 holds EType
  * in its high nibble and Layer in its low one, and M and D are bits 0
@@ -1107,6 +1132,8 @@ const cs_case cs_cases[] = {
      "MPA-TRM-NO-FPDU"},
     {"trm-copy-match", "TERM copies a DDP header the peer never sent (RFC 5040 4.8)", case_trm_copy_match,
      "MPA-TRM-COPY-MATCH"},
+    {"trm-early", "TERM about an FPDU whose rest is still to come", case_trm_early,
+     "MPA-FPD-ALIGN MPA-DDP-QN"},
     {"qrk-trm-siw-crc", "siw TERM for a CRC error, nibbles swapped", case_qrk_trm_siw_crc,
      "MPA-CRC-VALID MPA-QRK-TRM-NIBBLES"},
     {"qrk-trm-siw-qn", "siw TERM for a Send to QN 1, nibbles and M/D swapped", case_qrk_trm_siw_qn,

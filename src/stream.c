@@ -780,7 +780,9 @@ static void term_ctx(const S *s, int dir, uint64_t index, mpa_term_ctx *x)
     x->request_a = s->init_dir >= 0 && s->d[s->init_dir].fr.has_enh && s->d[s->init_dir].fr.enh.a;
     x->initiator = dir == s->init_dir;
     x->first = index == 0 || s->midstream || d->st.gap_octets;
-    x->peer_fpdus = s->d[!dir].nfpdu > 0;
+    /* An FPDU still arriving counts: a receiver may judge its DDP
+     * header before its last octet. */
+    x->peer_fpdus = s->d[!dir].nfpdu > 0 || s->d[!dir].rx.started;
     x->peer_unknown = (uint8_t)peer_unknown(s, dir);
 }
 
@@ -795,7 +797,7 @@ static void record_sent(S *s, int dir, const mpa_ddp_hdr *h)
 static void check_copy(S *s, int dir, uint64_t off, const mpa_ddp_hdr *c)
 {
     const dirst *p = &s->d[!dir];
-    if (peer_unknown(s, dir))
+    if (peer_unknown(s, dir) || p->rx.started) /* the segment may be the one still arriving */
         return;
     uint64_t n = p->nfpdu < HIST_N ? p->nfpdu : HIST_N;
     for (uint64_t i = 0; i < n; i++) {
