@@ -742,6 +742,29 @@ static void case_trm_copy_match(cs_scen *s)
     cs_close_both(s);
 }
 
+static void case_trm_copy_rreq(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    mpa_ddp rq = cs_ul_untagged(MPA_RDMAP_READ_REQUEST, 1, 1);
+    rq.u.rreq.sink_stag = 0x1000;
+    rq.u.rreq.size = 64;
+    rq.u.rreq.src_stag = 0x3000;
+    cs_fpdu(s, D0, g_ul, cs_ul_build(&rq, 0, g_ul, sizeof g_ul));
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_TERMINATE, 2, 1);
+    d.u.term.layer = 0; /* RDMAP Remote Protection Error, Invalid STag */
+    d.u.term.etype = 1;
+    d.u.term.code = 0;
+    d.u.term.m = 1;
+    d.u.term.d = 1;
+    d.u.term.r = 1;
+    d.u.term.seglen = 46;
+    d.u.term.ddp_hdr = rq.hdr;
+    d.u.term.rreq = rq.u.rreq;
+    d.u.term.rreq.src_stag = 0x3001; /* not the Request's */
+    cs_fpdu(s, D1, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    cs_close_both(s);
+}
+
 /* The Initiator judges the DDP header of an FPDU whose first segment
  * arrived and terminates before the rest of it is sent (that segment
  * split is MPA-FPD-ALIGN). */
@@ -1132,6 +1155,8 @@ const cs_case cs_cases[] = {
      "MPA-TRM-NO-FPDU"},
     {"trm-copy-match", "TERM copies a DDP header the peer never sent (RFC 5040 4.8)", case_trm_copy_match,
      "MPA-TRM-COPY-MATCH"},
+    {"trm-copy-rreq", "TERM copies a Read Request header with another source STag (RFC 5040 4.8)",
+     case_trm_copy_rreq, "MPA-TRM-COPY-MATCH"},
     {"trm-early", "TERM about an FPDU whose rest is still to come", case_trm_early,
      "MPA-FPD-ALIGN MPA-DDP-QN"},
     {"qrk-trm-siw-crc", "siw TERM for a CRC error, nibbles swapped", case_qrk_trm_siw_crc,

@@ -77,6 +77,9 @@ typedef struct dirst {
     uint64_t nfpdu;
     mpa_ddp_hdr hist[HIST_N]; /* the last segment headers sent, ring */
     uint8_t hist_pos;
+    uint32_t rr_stag[RQ_N][2]; /* sink and source STag of the last Read Requests sent, ring */
+    uint8_t rr_pos;
+    uint64_t nrr;
     read_q rq;              /* this direction's open Read Requests */
     uint8_t qrk_zero_done, qrk_stag0_done;
     fpdu_rx rx;
@@ -816,6 +819,23 @@ static void check_copy(S *s, int dir, uint64_t off, const mpa_ddp_hdr *c)
                 mpa_rdmap_opcode_name(c->opcode), c->qn, c->msn, c->mo);
 }
 
+/* RFC 5040 4.8: the copied RDMA header is a Read Request the peer sent
+ * (its offsets and size may be advanced; its STags are the Request's). */
+static void check_copy_rreq(S *s, int dir, uint64_t off, const mpa_rdma_read_req *r)
+{
+    const dirst *p = &s->d[!dir];
+    if (peer_unknown(s, dir) || p->rx.started)
+        return;
+    uint64_t n = p->nrr < RQ_N ? p->nrr : RQ_N;
+    for (uint64_t i = 0; i < n; i++)
+        if (p->rr_stag[i][0] == r->sink_stag && p->rr_stag[i][1] == r->src_stag)
+            return;
+    if (p->nrr > RQ_N)
+        return;
+    finding(s, dir, off, MPA_F_TRM_COPY_MATCH, "copied Read Request header: sink STag 0x%08x, source STag 0x%08x",
+            r->sink_stag, r->src_stag);
+}
+
 static int term_fmt(char *buf, size_t cap, const mpa_term_ctl *c)
 {
     return snprintf(buf, cap, "%u/%u/%u %s/%s/%s", c->layer, c->etype, c->code,
@@ -896,11 +916,18 @@ static void check_terminate(S *s, int dir, uint64_t off, mpa_ev_fpdu *e)
     }
     if (e->ddp.u.term.has_ddp_hdr)
         check_copy(s, dir, off, &e->ddp.u.term.ddp_hdr);
+    if (e->ddp.u.term.rdma_hdr_is_rreq)
+        check_copy_rreq(s, dir, off, &e->ddp.u.term.rreq);
 }
 
 static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *r)
 {
-    read_q *q = &s->d[dir].rq;
+    dirst *d = &s->d[dir];
+    d->rr_stag[d->rr_pos][0] = r->sink_stag;
+    d->rr_stag[d->rr_pos][1] = r->src_stag;
+    d->rr_pos = (uint8_t)((d->rr_pos + 1) % RQ_N);
+    d->nrr++;
+    read_q *q = &d->rq;
     if (q->n == RQ_N) {
         q->dropped++;
         return;
