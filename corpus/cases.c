@@ -725,20 +725,28 @@ static void case_trm_no_fpdu(cs_scen *s)
     cs_close_both(s);
 }
 
+/* A TERMINATE (RFC 5040 4.8 layout) with M=D=1: the segment length and
+ * the copied DDP header h. */
+static mpa_ddp term_copying(unsigned layer, unsigned etype, unsigned code, const mpa_ddp_hdr *h, unsigned seglen)
+{
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_TERMINATE, 2, 1);
+    d.u.term.layer = (uint8_t)layer;
+    d.u.term.etype = (uint8_t)etype;
+    d.u.term.code = (uint8_t)code;
+    d.u.term.m = 1;
+    d.u.term.d = 1;
+    d.u.term.seglen = (uint16_t)seglen;
+    d.u.term.ddp_hdr = *h;
+    return d;
+}
+
 static void case_trm_copy_match(cs_scen *s)
 {
     cs_start_plain(s, 0, 1);
     cs_send(s, D0, 1, 8);
-    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_TERMINATE, 2, 1);
-    d.u.term.layer = 1; /* DDP Untagged Buffer Error, Invalid MSN range */
-    d.u.term.etype = 2;
-    d.u.term.code = 3;
-    d.u.term.m = 1;
-    d.u.term.d = 1;
-    d.u.term.seglen = 26;
-    d.u.term.ddp_hdr = cs_ul_untagged(MPA_RDMAP_SEND, 0, 7).hdr; /* MSN 7 was never sent */
-    size_t n = cs_ul_build(&d, 0, g_ul, sizeof g_ul);
-    cs_fpdu(s, D1, g_ul, n);
+    mpa_ddp_hdr never = cs_ul_untagged(MPA_RDMAP_SEND, 0, 7).hdr; /* MSN 7 was never sent */
+    mpa_ddp d = term_copying(1, 2, 3, &never, 26); /* DDP Untagged Buffer Error, Invalid MSN range */
+    cs_fpdu(s, D1, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
     cs_close_both(s);
 }
 
@@ -750,15 +758,8 @@ static void case_trm_copy_rreq(cs_scen *s)
     rq.u.rreq.size = 64;
     rq.u.rreq.src_stag = 0x3000;
     cs_fpdu(s, D0, g_ul, cs_ul_build(&rq, 0, g_ul, sizeof g_ul));
-    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_TERMINATE, 2, 1);
-    d.u.term.layer = 0; /* RDMAP Remote Protection Error, Invalid STag */
-    d.u.term.etype = 1;
-    d.u.term.code = 0;
-    d.u.term.m = 1;
-    d.u.term.d = 1;
+    mpa_ddp d = term_copying(0, 1, 0, &rq.hdr, 46); /* RDMAP Remote Protection Error, Invalid STag */
     d.u.term.r = 1;
-    d.u.term.seglen = 46;
-    d.u.term.ddp_hdr = rq.hdr;
     d.u.term.rreq = rq.u.rreq;
     d.u.term.rreq.src_stag = 0x3001; /* not the Request's */
     cs_fpdu(s, D1, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
@@ -777,14 +778,7 @@ static void case_trm_early(cs_scen *s)
     cs_chunk *c = &s->ch[s->nch - 1];
     size_t off = c->off, len = c->len;
     c->len = 40;
-    mpa_ddp t = cs_ul_untagged(MPA_RDMAP_TERMINATE, 2, 1);
-    t.u.term.layer = 1; /* DDP Untagged Buffer Error, Invalid QN */
-    t.u.term.etype = 2;
-    t.u.term.code = 1;
-    t.u.term.m = 1;
-    t.u.term.d = 1;
-    t.u.term.seglen = 218;
-    t.u.term.ddp_hdr = d.hdr;
+    mpa_ddp t = term_copying(1, 2, 1, &d.hdr, 218); /* DDP Untagged Buffer Error, Invalid QN */
     cs_fpdu(s, D0, g_ul, cs_ul_build(&t, 0, g_ul, sizeof g_ul));
     cs_push_chunk(s, CS_DATA, D1, off + 40, len - 40);
     cs_close_both(s);
