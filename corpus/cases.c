@@ -401,6 +401,91 @@ static void case_init_fpdu_wait(cs_scen *s)
     cs_close_both(s);
 }
 
+/* ---- false alarms and misses seen on real captures (issue 16) ------- */
+
+/* The Initiator breaks the FPDU wait (an FPDU right after its Request);
+ * the Responder closes without a Reply: that answers the broken rule,
+ * it is no MPA-STA-REJECT. */
+static void case_init_wait_close(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1);
+    cs_frame(s, D0, &q);
+    cs_fpdu_mode(s, D0, 0);
+    cs_send(s, D0, 1, 10);
+    cs_end(s, D1, 0);
+    cs_end(s, D0, 0);
+}
+
+/* C=0 both ways, then no FPDU at all: no CRC was ever left out. */
+static void case_crc_off_idle(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 0), p = cs_rep(0, 0);
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_close_both(s);
+}
+
+/* C=0 both ways in a rejected startup: FPDU mode never starts. */
+static void case_crc_off_reject(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 0), p = cs_rep(0, 0);
+    p.r = 1;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_close_both(s);
+}
+
+/* The TCP client's first octets carry the Reply key: it is the
+ * Initiator with a wrong key (RFC 5044 2), not a Responder speaking
+ * first; the listener closes (siw responder, conformance case 78). */
+static void case_rep_key_first(cs_scen *s)
+{
+    mpa_frame_enc p = cs_rep(0, 1);
+    cs_frame(s, D0, &p);
+    cs_end(s, D1, 1);
+    cs_end(s, D0, 0);
+}
+
+/* The Reply offers only the read RTR with IRD 0: no usable RTR type,
+ * so TERMINATE code 7 is right (RFC 6581 9.1, 9.2). */
+static void case_term7_read_ird0(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 1, 0, 0, 1, 4, 0), cs_enh(cs_rep(0, 1), 1, 0, 0, 1, 0, 4));
+    size_t n = cs_ul_term(g_ul, sizeof g_ul, 2, 0, 7);
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+/* A=1 without B, C, D in a Request that gets no Reply: the Request
+ * alone breaks RFC 6581 9.2. */
+static void case_init_opts_unanswered(cs_scen *s)
+{
+    mpa_frame_enc q = cs_enh(cs_req(0, 1), 1, 0, 0, 0, 16, 16);
+    cs_frame(s, D0, &q);
+    cs_end(s, D1, 0);
+    cs_end(s, D0, 0);
+}
+
+/* Linux siw as Initiator: a Reply with a bad key, then a TERMINATE
+ * without CRC (the startup failed) and FIN: the TERMINATE is decoded. */
+static void case_key_rep_term(cs_scen *s)
+{
+    uint8_t key[16];
+    memcpy(key, "MPA ID Rep Frame", 16);
+    key[0] = 'm';
+    mpa_frame_enc q = cs_enh(cs_req(0, 0), 0, 0, 0, 0, 1, 1), p = cs_enh(cs_rep(0, 1), 0, 0, 0, 0, 1, 1);
+    p.raw_key = key;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_fpdu_mode(s, D0, 0);
+    size_t n = cs_ul_term(g_ul, sizeof g_ul, 2, 0, 4); /* LLP, EType 0, code 4 */
+    mpa_fpdu_faults f = no_faults();
+    f.crc_mode = 1; /* CRC field 0 */
+    cs_fpdu_f(s, D0, g_ul, n, &f);
+    cs_end(s, D0, 0);
+    cs_end(s, D1, 1);
+}
+
 /* ---- FPDU faults ----------------------------------------------------- */
 
 static void case_pad(cs_scen *s)
@@ -916,6 +1001,18 @@ const cs_case cs_cases[] = {
     {"rdmap-tagged-qn", "tagged Send, Send to QN 5", case_rdmap_tagged_qn, "MPA-RDMAP-TAGGED MPA-DDP-QN"},
     {"rdmap-one-seg", "Read Request L=0", case_rdmap_one_seg, "MPA-RDMAP-ONE-SEG"},
     {"rdmap-atomic", "Atomic AOpCode 7", case_rdmap_atomic, "MPA-RDMAP-ATOMIC"},
+    {"init-wait-close", "Initiator FPDU before Reply, Responder closes (RFC 5044 7.1.2 rules 2, 3)",
+     case_init_wait_close, "MPA-STA-INIT-FPDU-WAIT"},
+    {"crc-off-idle", "C=0 both ways, no FPDU sent (RFC 5044 4.4)", case_crc_off_idle, ""},
+    {"crc-off-reject", "C=0 both ways, rejected (RFC 5044 4.4, 7.1.2 rule 3)", case_crc_off_reject, ""},
+    {"rep-key-first", "TCP client sends the Reply key first (RFC 5044 2, 7.1.1)", case_rep_key_first,
+     "MPA-FRM-KEY-REQ"},
+    {"term7-read-ird0", "TERM 7 after a Reply offering only read with IRD 0 (RFC 6581 9.1, 9.2)",
+     case_term7_read_ird0, ""},
+    {"init-opts-unanswered", "A=1 without B/C/D, no Reply (RFC 6581 9.2)", case_init_opts_unanswered,
+     "MPA-ENH-INIT-OPTS"},
+    {"key-rep-term", "bad Reply key, Initiator TERMINATE without CRC (RFC 5044 7.1.2 rule 5)", case_key_rep_term,
+     "MPA-FRM-KEY-REP MPA-FRM-KEY-CHECK"},
     {"cap-hole", "a lost segment each way (RFC 5044 4.3)", case_cap_hole, "MPA-CAP-HOLE MPA-CAP-RESYNC"},
     {"cap-not-judged", "the Initiator's first FPDU lost: the Responder's first FPDU not judged (RFC 5044 7.1.2)",
      case_cap_not_judged, "MPA-CAP-HOLE MPA-CAP-NOT-JUDGED MPA-CAP-RESYNC"},

@@ -24,6 +24,15 @@
 
 enum sub { SS_HDR = 0, SS_PD, SS_HOLD };
 
+/* What FPDU mode is probing for when the startup did not settle it:
+ * after R=1 only an FPDU with a valid CRC counts; after a Reply with an
+ * unknown key, an Initiator's TERMINATE (sent without a CRC when the
+ * startup failed, as Linux siw does) is decoded too. */
+enum { PROBE_NONE = 0, PROBE_REJECT, PROBE_BAD_KEY };
+
+static const char WHY_AFTER_REJECT[] = "not MPA after a rejected startup";
+static const char WHY_AFTER_BAD_KEY[] = "not MPA: the startup key was unknown";
+
 #define HUNT_WHY "skipped while resynchronising"
 
 typedef struct dirst {
@@ -47,7 +56,7 @@ typedef struct dirst {
 
     /* FPDU mode */
     uint8_t markers, crc;
-    uint8_t probe;        /* after a reject: FPDU-shaped or not? */
+    uint8_t probe;        /* PROBE_*: after a reject or a bad key, FPDUs or not? */
     uint8_t sh_on;        /* shadow parse with the other marker setting */
     uint8_t terminated, trm_last_done;
     uint8_t align_done, early_done, close_done;
@@ -88,6 +97,7 @@ struct mpa_stream {
     uint8_t enh;            /* both frames enhanced with the field */
     uint8_t rtr_expected, rtr_checked, rtr_late;
     uint8_t resp_wait_done, resp_fpdu_done;
+    uint8_t crc_default_due; /* C=0 both ways: said at the first FPDU */
     uint8_t finished;       /* mpa_stream_finish was called */
     uint8_t startup_lost;   /* a startup frame fell in a capture hole */
     uint8_t midstream;      /* the capture began after the startup */
@@ -313,6 +323,13 @@ static void enter_fpdu(S *s, int dir, int markers, int crc, int probe, const cha
     rx_init(&d->sh, !markers, 1, base, base);
     d->sh_on = !probe;
     d->npeek = 0;
+    if (probe == PROBE_BAD_KEY) {
+        /* The startup failed: FPDU mode is said only once a TERMINATE
+         * proves it (on_fpdu), never for octets that are not one. */
+        data_flush(s, dir);
+        d->mode = MPA_MODE_FPDU;
+        return;
+    }
     set_mode(s, dir, MPA_MODE_FPDU, why);
 }
 
@@ -449,7 +466,13 @@ static void frame_done(S *s, int dir)
     ev.u.frame.frame.pd = d->pd;
     uint32_t pd_have = d->pd_lost ? d->pd_valid : f->pd_len;
     ev.u.frame.frame.pd_avail = pd_have < MPA_STREAM_PD_KEEP ? pd_have : MPA_STREAM_PD_KEEP;
-    if (f->kind == MPA_KEY_REQ)
+    /* RFC 5044 2: the Initiator is the first to send data.  A Reply key
+     * as the very first octets of the connection, from the side the
+     * capture saw connect, is the Initiator's frame with the wrong key:
+     * not a Responder speaking first (MPA-STA-RESP-WAIT). */
+    int rep_as_req = f->kind == MPA_KEY_REP && !s->midstream && s->cfg.initiator == dir + 1 && od->off == 0 &&
+                     od->mode == MPA_MODE_STARTUP && !od->have_frame;
+    if (f->kind == MPA_KEY_REQ || rep_as_req)
         d->role = MPA_ROLE_INITIATOR;
     else if (f->kind == MPA_KEY_REP)
         d->role = MPA_ROLE_RESPONDER;
@@ -460,6 +483,14 @@ static void frame_done(S *s, int dir)
 
     judge_answer_to_improper(s, dir, d->frame_off, mpa_key_kind_name(f->kind));
 
+    if (rep_as_req) {
+        if (s->init_dir < 0)
+            s->init_dir = (int8_t)dir;
+        d->bad_key = 1;
+        key_finding(s, dir);
+        set_mode(s, dir, MPA_MODE_STREAMING, "Reply key where a Request was due: not MPA");
+        return;
+    }
     switch (f->kind) {
     case MPA_KEY_UNKNOWN:
         d->bad_key = 1;
@@ -481,6 +512,9 @@ static void frame_done(S *s, int dir)
         break;
     case MPA_KEY_REQ:
         judge_std_frame(s, dir);
+        /* A property of the Request alone: judged whatever the answer. */
+        if (f->has_enh && f->rev >= 2 && f->enh.a && !(f->enh.b | f->enh.c | f->enh.d))
+            finding(s, dir, d->frame_off + 20, MPA_F_ENH_INIT_OPTS, "Request A=1 B=0 C=0 D=0");
         if (is_kind(s, o, MPA_KEY_REQ)) {
             finding(s, dir, d->frame_off, MPA_F_STA_INIT_INIT,
                     "both ends sent a Request (Initiator/Initiator): the connection must fail");
@@ -549,9 +583,8 @@ static void negotiate(S *s)
     uint64_t roff = s->d[r].frame_off;
     int crc = q->c || p->c;
 
-    if (!q->c && !p->c)
-        finding(s, r, roff + 16, MPA_F_CRC_DEFAULT,
-                "C=0 in both Request and Reply: CRCs are off for this connection");
+    /* CRCs off matter only to FPDUs: judged at the first one sent. */
+    s->crc_default_due = !q->c && !p->c && !p->r;
 
     if (q->s && !p->s) {
         if (p->rev >= 2)
@@ -569,9 +602,6 @@ static void negotiate(S *s)
         s->enh = 1;
         if (qe->a != pe->a)
             finding(s, r, roff + 20, MPA_F_ENH_A_ECHO, "Reply A=%u, Request A=%u", pe->a, qe->a);
-        if (qe->a && !(qe->b | qe->c | qe->d))
-            finding(s, i, s->d[i].frame_off + 20, MPA_F_ENH_INIT_OPTS,
-                    "Request has A=1 but none of B, C, D (no RTR type offered)");
         if (pe->a && !p->r && !(pe->b | pe->c | pe->d))
             finding(s, r, roff + 20, MPA_F_ENH_RESP_OPT, "Reply has A=1 but none of B, C, D");
         if (pe->ord > qe->ird && qe->ird != MPA_IRD_ORD_MAX && pe->ord != MPA_IRD_ORD_MAX)
@@ -597,7 +627,8 @@ static void negotiate(S *s)
                 hunt_report_skipped(s, dir);
                 set_mode(s, dir, MPA_MODE_STREAMING, "rejected (R=1): MPA left");
             } else {
-                enter_fpdu(s, dir, k ? q->m : p->m, crc, 1, "rejected (R=1): MPA left, probing for FPDUs");
+                enter_fpdu(s, dir, k ? q->m : p->m, crc, PROBE_REJECT,
+                           "rejected (R=1): MPA left, probing for FPDUs");
             }
         }
         return;
@@ -637,6 +668,13 @@ static size_t feed_startup(S *s, int dir, const uint8_t *p, size_t len)
              * unless the peer can no longer send one. */
             if (hold_dead(s, dir)) {
                 judge_answer_to_improper(s, dir, d->off, "octets");
+                if (d->fr.kind == MPA_KEY_REQ && s->d[!dir].bad_key && !s->failed) {
+                    /* An Initiator may tell the Responder why it gives
+                     * up (Linux siw sends a TERMINATE): decode that
+                     * FPDU, markers off since none were settled. */
+                    enter_fpdu(s, dir, 0, 0, PROBE_BAD_KEY, NULL);
+                    return i;
+                }
                 set_mode(s, dir, MPA_MODE_STREAMING, "the peer never completed the startup");
                 return i;
             }
@@ -763,9 +801,12 @@ static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ddp 
         }
         if (dd->complete && dd->hdr.opcode == MPA_RDMAP_TERMINATE) {
             const mpa_term *t = &dd->u.term;
+            /* A read RTR needs the Responder's IRD >= 1 (RFC 6581 9.1):
+             * offered with IRD 0 it is no usable type. */
+            unsigned rd = qe->d & pe->d & (pe->ird != 0);
             if (t->layer == MPA_TERM_LAYER_LLP && t->etype == 0 && t->code == 7 &&
-                ((qe->b & pe->b) | (qe->c & pe->c) | (qe->d & pe->d))) {
-                rtr_set_str(both, sizeof both, qe->b & pe->b, qe->c & pe->c, qe->d & pe->d);
+                ((qe->b & pe->b) | (qe->c & pe->c) | rd)) {
+                rtr_set_str(both, sizeof both, qe->b & pe->b, qe->c & pe->c, rd);
                 finding(s, dir, off, MPA_F_ENH_RTR_MATCH,
                         "TERMINATE code 7 (no matching RTR option) although both sides offered %s", both);
             }
@@ -833,6 +874,16 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
     emit(s, &ev);
 }
 
+/* The octets an Initiator sent after the peer's unknown key are no
+ * TERMINATE: they are not MPA, from where the probe began. */
+static void bad_key_probe_failed(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    d->probe = 0;
+    set_mode_at(s, dir, d->mode_off, MPA_MODE_STREAMING, "the peer never completed the startup");
+    data_add(s, dir, d->mode_off, d->off - d->mode_off, WHY_AFTER_BAD_KEY);
+}
+
 static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
 {
     dirst *d = &s->d[dir];
@@ -840,17 +891,38 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     uint64_t index = d->nfpdu++;
     int crc_ok = rx->f.crc_wire == rx->f.crc_calc;
 
-    if (d->probe) {
+    if (d->probe == PROBE_REJECT) {
         /* After a reject, only a CRC-valid FPDU counts as an FPDU. */
         if (crc_ok) {
             d->probe = 0;
             finding(s, dir, foff, MPA_F_STA_NO_FPDU_AFTER_REJECT,
                     "an FPDU (ULPDU_Length %u, valid CRC) follows a Reply with R=1", rx->f.ulpdu_len);
         } else {
-            data_add(s, dir, d->mode_off, d->off - d->mode_off, "not MPA after a rejected startup");
+            data_add(s, dir, d->mode_off, d->off - d->mode_off, WHY_AFTER_REJECT);
             set_mode(s, dir, MPA_MODE_STREAMING, "octets after the reject are not FPDUs");
             return;
         }
+    } else if (d->probe == PROBE_BAD_KEY) {
+        /* The startup failed: only an FPDU that holds a well-formed
+         * TERMINATE is decoded; its CRC is shown good where it checks,
+         * else not checked (none was negotiated). */
+        mpa_ddp dd;
+        size_t dneed;
+        int term = mpa_ddp_decode(rx->prefix, rx->f.nprefix, rx->f.ulpdu_len, &dd, &dneed) == MPA_OK &&
+                   dd.complete && dd.hdr.opcode == MPA_RDMAP_TERMINATE && !dd.hdr.tagged && dd.hdr.dv == 1 &&
+                   dd.hdr.rv == 1;
+        if (!term) {
+            bad_key_probe_failed(s, dir);
+            return;
+        }
+        d->probe = 0;
+        d->crc = (uint8_t)crc_ok;
+        set_mode_at(s, dir, d->mode_off, MPA_MODE_FPDU, "a TERMINATE after the peer's unknown key");
+    }
+
+    if (s->crc_default_due) {
+        s->crc_default_due = 0;
+        finding(s, dir, foff, MPA_F_CRC_DEFAULT, "FPDU without CRC: C=0 in both Request and Reply");
     }
 
     mpa_event ev;
@@ -1231,8 +1303,13 @@ static void gap_apply(S *s, int dir, uint64_t len)
         startup_lost(s, dir);
         return;
     case MPA_MODE_FPDU:
+        if (d->probe == PROBE_BAD_KEY) {
+            bad_key_probe_failed(s, dir);
+            d->off += len;
+            return;
+        }
         if (d->probe) {
-            data_add(s, dir, d->mode_off, d->off - d->mode_off, "not MPA after a rejected startup");
+            data_add(s, dir, d->mode_off, d->off - d->mode_off, WHY_AFTER_REJECT);
             d->off += len;
             set_mode(s, dir, MPA_MODE_STREAMING, "hole after the reject");
             return;
@@ -1325,8 +1402,8 @@ size_t mpa_stream_feed(mpa_stream *st, int dir, const uint8_t *p, size_t len)
             n = len - i;
             data_add(s, dir, d->off, n,
                      d->mode == MPA_MODE_CLOSED ? "octets after FIN/RST"
-                     : s->rejected           ? "not MPA after a rejected startup"
-                     : d->bad_key            ? "not MPA: the startup key was unknown"
+                     : s->rejected           ? WHY_AFTER_REJECT
+                     : d->bad_key            ? WHY_AFTER_BAD_KEY
                                              : "not MPA: the startup failed");
             d->off += n;
             break;
@@ -1387,6 +1464,8 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
         return;
     const char *how = kind == MPA_END_RST ? "RST" : "FIN";
     midstream_note(s, dir);
+    if (d->mode == MPA_MODE_FPDU && d->probe == PROBE_BAD_KEY)
+        bad_key_probe_failed(s, dir);
     /* Part of a startup frame was sent: not a Responder that never replied. */
     int frame_started = d->mode == MPA_MODE_STARTUP && (d->sub == SS_PD || (d->sub == SS_HDR && d->nhdr));
     if (d->mode == MPA_MODE_HUNT) {
@@ -1412,8 +1491,11 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     }
     /* The Responder closing after a proper Request without replying. */
     int o = !dir;
+    /* An Initiator that sent octets after its Request before any Reply
+     * (MPA-STA-INIT-FPDU-WAIT) broke the startup itself: the Responder's
+     * close answers that, not the private data. */
     if (d->role != MPA_ROLE_INITIATOR && !d->have_frame && !frame_started && is_kind(s, o, MPA_KEY_REQ) &&
-        !s->d[o].improper && !s->d[o].fr.s && !evidence_lost(s, dir, d->off, MPA_F_STA_REJECT, dir, UINT64_MAX) &&
+        !s->d[o].improper && !s->d[o].fr.s && !s->d[o].early_done && !evidence_lost(s, dir, d->off, MPA_F_STA_REJECT, dir, UINT64_MAX) &&
         !evidence_lost(s, dir, d->off, MPA_F_STA_REJECT, o, s->d[o].frame_off + MPA_FRAME_HDR_LEN + s->d[o].fr.pd_len))
         finding(s, dir, d->off, MPA_F_STA_REJECT,
                 "Responder closed (%s) after a properly formatted Request without a Reply (R=1 expected)",
@@ -1429,6 +1511,8 @@ void mpa_stream_finish(mpa_stream *st)
     for (int dir = 0; dir < 2; dir++) {
         dirst *d = &s->d[dir];
         int partial = 1;
+        if (d->mode == MPA_MODE_FPDU && d->probe == PROBE_BAD_KEY)
+            bad_key_probe_failed(s, dir);
         if (d->mode == MPA_MODE_STARTUP && d->sub == SS_HDR && d->nhdr)
             data_add(s, dir, d->frame_off, d->nhdr, "capture ended inside a startup frame");
         else if (d->mode == MPA_MODE_STARTUP && d->sub == SS_PD)

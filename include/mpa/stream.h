@@ -149,6 +149,11 @@ typedef struct mpa_stream_cfg {
      * left unknown, the engine tries both and takes what the octets
      * prove (a valid CRC, markers that agree with the lengths).
      * initiator: 0 unknown, 1 direction 0 is the Initiator, 2 direction 1.
+     * Outside a mid-stream start it names the side that opened the TCP
+     * connection (RFC 5044 appendix A's active side), when the capture
+     * shows it: a Reply key as that side's first octets, before the peer
+     * sent any, is then an Initiator's wrong key (MPA-FRM-KEY-REQ), not
+     * a Responder speaking first.
      */
     uint8_t midstream;
     uint8_t markers[2]; /* mpa_tri */

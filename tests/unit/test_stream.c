@@ -131,6 +131,37 @@ static void test_bounded(void)
     T_CHECK(mpa_stream_size() <= 16384, "mpa_stream is %zu octets", mpa_stream_size());
 }
 
+/* The log of catalogue scenario slug, run whole (the caller frees it). */
+static cs_log slug_log(const char *slug)
+{
+    cs_scen s;
+    cs_init(&s);
+    T_CHECK(cs_case_build(slug, &s) == 0, "no scenario %s", slug);
+    cs_split w = {0, 0, 0};
+    cs_log l = cs_run(&s, w);
+    cs_free(&s);
+    return l;
+}
+
+/* What the finding ids alone do not show (issue 16): the TERMINATE an
+ * Initiator sends after a Reply with a bad key is decoded, with its CRC
+ * not judged; a Reply key as the TCP client's first frame makes that
+ * client the Initiator; the C=0 warning sits at the first FPDU. */
+static void test_startup_events(void)
+{
+    cs_log l = slug_log("key-rep-term");
+    T_CHECK(strstr(l.s, "d0 @24 FPDU #0 len 22 wire 28 crc not checked") &&
+                strstr(l.s, "TERMINATE LLP/MPA Invalid MPA Request Frame"),
+            "key-rep-term: the TERMINATE is not decoded\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("rep-key-first");
+    T_CHECK(strstr(l.s, "d0 @0 FRAME initiator: MPA Reply") != NULL, "rep-key-first: roles\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("crc-default");
+    T_CHECK(strstr(l.s, "d0 @20 FINDING MPA-CRC-DEFAULT") != NULL, "crc-default: not at the FPDU\n%s", l.s);
+    cs_log_free(&l);
+}
+
 int main(int argc, char **argv)
 {
     t_name = "stream";
@@ -158,5 +189,6 @@ int main(int argc, char **argv)
     }
     test_bounded();
     test_enh_segments();
+    test_startup_events();
     return t_done();
 }
