@@ -793,16 +793,90 @@ static void case_trm_last(cs_scen *s)
     cs_close_both(s);
 }
 
+/* DV 2 and RV 3 in every FPDU: each named once for the direction. */
 static void case_ddp_versions(cs_scen *s)
 {
     cs_start_plain(s, 0, 0);
-    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, 0, 1);
-    d.hdr.dv = 0; /* the draft-03 vector's header: 40 03 */
-    d.hdr.rv = 0;
-    size_t n = cs_ul_build(&d, 24, g_ul, sizeof g_ul);
-    cs_fpdu(s, D0, g_ul, n);
+    for (unsigned msn = 1; msn <= 3; msn++) {
+        mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, 0, msn);
+        d.hdr.dv = 2;
+        d.hdr.rv = 3;
+        size_t n = cs_ul_build(&d, 24, g_ul, sizeof g_ul);
+        cs_fpdu(s, D0, g_ul, n);
+    }
     cs_close_both(s);
 }
+
+/* A pre-standard RDMAC stack: DV 0 and RV 0 in every FPDU (the draft-03
+ * vector's header 40 03), both ways: named once per direction, the
+ * headers decoded as version 1. */
+static void case_qrk_ddp_version(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    for (unsigned msn = 1; msn <= 3; msn++)
+        for (int dir = D0; dir <= D1; dir++) {
+            mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, 0, msn);
+            d.hdr.dv = 0;
+            d.hdr.rv = 0;
+            size_t n = cs_ul_build(&d, 24 + msn, g_ul, sizeof g_ul);
+            cs_fpdu(s, dir, g_ul, n);
+        }
+    cs_close_both(s);
+}
+
+/* Linux siw with GSO on both ends (Res bit 0x8 in both frames): its FPDUs
+ * are as long as a GSO super-segment, not as MULPDU allows; captured on
+ * the sending host, each FPDU is one segment.  Named once per direction. */
+static void case_qrk_mulpdu_gso(cs_scen *s)
+{
+    s->emss[D0] = 1460;
+    s->emss[D1] = 1460;
+    mpa_frame_enc q = cs_enh(cs_req(0, 1), 0, 0, 0, 0, 1, 1), p = cs_enh(cs_rep(0, 1), 0, 0, 0, 0, 1, 1);
+    q.res = 0x8;
+    p.res = 0x8;
+    cs_start_enh(s, q, p);
+    cs_send(s, D0, 1, 4000);
+    cs_send(s, D0, 2, 9000);
+    cs_send(s, D1, 1, 3000);
+    cs_send(s, D1, 2, 100);
+    cs_close_both(s);
+}
+
+/* FPDUs over MULPDU from a sender nobody offered GSO: MPA-FPD-MULPDU
+ * once for the direction, however many. */
+static void case_mulpdu_many(cs_scen *s)
+{
+    s->emss[D0] = 1460;
+    cs_start_plain(s, 0, 0);
+    cs_send(s, D0, 1, 2000);
+    cs_send(s, D0, 2, 3000);
+    cs_send(s, D0, 3, 2500);
+    cs_close_both(s);
+}
+
+/* The IRD/ORD negotiation before RFC 6581 ([MS-SMBD] 6.1): a Rev 1
+ * Request and Reply whose private data is IRD then ORD, 32 bits each;
+ * swapped: each number byte-swapped. */
+static void leg_irdord(cs_scen *s, int swapped)
+{
+    static const uint8_t be_q[8] = {0, 0, 0, 8, 0, 0, 0, 8}, be_p[8] = {0, 0, 0, 16, 0, 0, 0, 4};
+    static const uint8_t le_q[8] = {8, 0, 0, 0, 8, 0, 0, 0}, le_p[8] = {16, 0, 0, 0, 4, 0, 0, 0};
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    q.pd = swapped ? le_q : be_q;
+    q.pd_len = 8;
+    p.pd = swapped ? le_p : be_p;
+    p.pd_len = 8;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_fpdu_mode(s, D0, 0);
+    cs_fpdu_mode(s, D1, 0);
+    cs_send(s, D0, 1, 36);
+    cs_send(s, D1, 1, 36);
+    cs_close_both(s);
+}
+
+static void case_qrk_leg_irdord(cs_scen *s) { leg_irdord(s, 0); }
+static void case_qrk_leg_irdord_swapped(cs_scen *s) { leg_irdord(s, 1); }
 
 static void case_ddp_rsvd(cs_scen *s)
 {
@@ -995,7 +1069,8 @@ const cs_case cs_cases[] = {
     {"trm-format", "TERMINATE to QN 1 (RFC 5040 4.7)", case_trm_format, "MPA-TRM-FORMAT"},
     {"trm-code", "TERMINATE code 9", case_trm_code, "MPA-TRM-CODE"},
     {"trm-last", "FPDU after TERMINATE", case_trm_last, "MPA-TRM-LAST"},
-    {"ddp-versions", "DV 0, RV 0 (draft-03 vector header)", case_ddp_versions, "MPA-DDP-VERSION MPA-RDMAP-VERSION"},
+    {"ddp-versions", "DV 2, RV 3 in three FPDUs (RFC 5041 4.1, RFC 5040 4.1)", case_ddp_versions,
+     "MPA-DDP-VERSION MPA-RDMAP-VERSION"},
     {"ddp-rsvd", "reserved DDP/RDMAP bits", case_ddp_rsvd, "MPA-DDP-RSVD MPA-RDMAP-RSVD"},
     {"rdmap-opcode", "opcode 0xE", case_rdmap_opcode, "MPA-RDMAP-OPCODE"},
     {"rdmap-tagged-qn", "tagged Send, Send to QN 5", case_rdmap_tagged_qn, "MPA-RDMAP-TAGGED MPA-DDP-QN"},
@@ -1013,6 +1088,15 @@ const cs_case cs_cases[] = {
      "MPA-ENH-INIT-OPTS"},
     {"key-rep-term", "bad Reply key, Initiator TERMINATE without CRC (RFC 5044 7.1.2 rule 5)", case_key_rep_term,
      "MPA-FRM-KEY-REP MPA-FRM-KEY-CHECK"},
+    {"qrk-ddp-version", "DV 0, RV 0 both ways: pre-standard RDMAC headers (RFC 5041 4.1, RFC 5040 4.1)",
+     case_qrk_ddp_version, "MPA-QRK-DDP-VERSION"},
+    {"qrk-mulpdu-gso", "Linux siw GSO: Res 0x8 both ways, FPDUs over MULPDU (RFC 5044 4.5)", case_qrk_mulpdu_gso,
+     "MPA-FRM-RES MPA-QRK-MULPDU-GSO"},
+    {"mulpdu-many", "three FPDUs over MULPDU, named once (RFC 5044 4.5)", case_mulpdu_many, "MPA-FPD-MULPDU"},
+    {"qrk-leg-irdord", "Rev 1 private data IRD/ORD, network order ([MS-SMBD] 6.1)", case_qrk_leg_irdord,
+     "MPA-QRK-LEG-IRDORD"},
+    {"qrk-leg-irdord-swapped", "Rev 1 private data IRD/ORD, byte-swapped", case_qrk_leg_irdord_swapped,
+     "MPA-QRK-LEG-IRDORD"},
     {"cap-hole", "a lost segment each way (RFC 5044 4.3)", case_cap_hole, "MPA-CAP-HOLE MPA-CAP-RESYNC"},
     {"cap-not-judged", "the Initiator's first FPDU lost: the Responder's first FPDU not judged (RFC 5044 7.1.2)",
      case_cap_not_judged, "MPA-CAP-HOLE MPA-CAP-NOT-JUDGED MPA-CAP-RESYNC"},

@@ -61,6 +61,8 @@ typedef struct dirst {
     uint8_t terminated, trm_last_done;
     uint8_t align_done, early_done, close_done;
     uint8_t first_fpdu_ok;
+    uint8_t mulpdu_done;  /* FPDUs over MULPDU named (once per direction) */
+    uint8_t ver_done;     /* VER_*: DDP/RDMAP versions named (once per direction) */
     uint64_t mode_off;
     uint64_t nfpdu;
     fpdu_rx rx;
@@ -373,6 +375,22 @@ static void judge_std_frame(S *s, int dir)
                 f->enh.c, f->enh.d);
 }
 
+/* The IRD/ORD header Rev 1 stacks put in the private data before RFC
+ * 6581 (frame.h): named, and decoded in the frame's summary. */
+static void judge_legacy_irdord(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    mpa_frame f = d->fr;
+    uint32_t have = d->pd_lost ? d->pd_valid : d->fr.pd_len;
+    f.pd = d->pd;
+    f.pd_avail = have < MPA_STREAM_PD_KEEP ? have : MPA_STREAM_PD_KEEP;
+    mpa_leg_irdord l = mpa_frame_legacy_irdord(&f);
+    if (l.order != MPA_LEG_NONE)
+        finding(s, dir, d->frame_off + MPA_FRAME_HDR_LEN, MPA_F_QRK_LEG_IRDORD, "%s private data IRD %u ORD %u (%s)",
+                mpa_key_kind_name(f.kind), (unsigned)l.ird, (unsigned)l.ord,
+                l.order == MPA_LEG_BE ? "32-bit, network order" : "32-bit, byte-swapped");
+}
+
 /* The other side must close after an improper frame: it must not answer
  * with a frame (Responder) or FPDUs (Initiator). */
 static void judge_answer_to_improper(S *s, int dir, uint64_t off, const char *what)
@@ -512,6 +530,7 @@ static void frame_done(S *s, int dir)
         break;
     case MPA_KEY_REQ:
         judge_std_frame(s, dir);
+        judge_legacy_irdord(s, dir);
         /* A property of the Request alone: judged whatever the answer. */
         if (f->has_enh && f->rev >= 2 && f->enh.a && !(f->enh.b | f->enh.c | f->enh.d))
             finding(s, dir, d->frame_off + 20, MPA_F_ENH_INIT_OPTS, "Request A=1 B=0 C=0 D=0");
@@ -529,6 +548,7 @@ static void frame_done(S *s, int dir)
         break;
     case MPA_KEY_REP:
         judge_std_frame(s, dir);
+        judge_legacy_irdord(s, dir);
         if (!od->have_frame && !s->resp_wait_done &&
             !evidence_lost(s, dir, d->frame_off, MPA_F_STA_RESP_WAIT, o, UINT64_MAX)) {
             s->resp_wait_done = 1;
@@ -737,14 +757,37 @@ static size_t feed_startup(S *s, int dir, const uint8_t *p, size_t len)
 
 /* ---- FPDU mode ------------------------------------------------------- */
 
+enum { VER_QRK = 1, VER_DV = 2, VER_RV = 4 };
+
+/* DDP and RDMAP versions other than 1, named once per direction: version
+ * 0 is the pre-standard RDMAC headers (MPA-QRK-DDP-VERSION), read with
+ * the version 1 layout like every other FPDU; other versions keep their
+ * own ids.  A sender that gets the version wrong gets it wrong in every
+ * FPDU: one finding says so. */
+static void judge_versions(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, uint32_t an)
+{
+    dirst *d = &s->d[dir];
+    unsigned dv0 = (an & MPA_DDP_AN_DV) && h->dv == 0, rv0 = (an & MPA_DDP_AN_RV) && h->rv == 0;
+    if ((dv0 || rv0) && !(d->ver_done & VER_QRK)) {
+        d->ver_done |= VER_QRK;
+        finding(s, dir, off, MPA_F_QRK_DDP_VERSION, "DV=%u RV=%u", h->dv, h->rv);
+    }
+    if ((an & MPA_DDP_AN_DV) && !dv0 && !(d->ver_done & VER_DV)) {
+        d->ver_done |= VER_DV;
+        finding(s, dir, off, MPA_F_DDP_VERSION, "DV=%u", h->dv);
+    }
+    if ((an & MPA_DDP_AN_RV) && !rv0 && !(d->ver_done & VER_RV)) {
+        d->ver_done |= VER_RV;
+        finding(s, dir, off, MPA_F_RDMAP_VERSION, "RV=%u", h->rv);
+    }
+}
+
 static void map_ddp_anomalies(S *s, int dir, uint64_t off, const mpa_ddp *dd, uint32_t an)
 {
     const mpa_ddp_hdr *h = &dd->hdr;
     const char *op = mpa_rdmap_opcode_name(h->opcode);
-    if (an & MPA_DDP_AN_DV)
-        finding(s, dir, off, MPA_F_DDP_VERSION, "DDP version DV=%u, expected 1", h->dv);
-    if (an & MPA_DDP_AN_RV)
-        finding(s, dir, off, MPA_F_RDMAP_VERSION, "RDMAP version RV=%u, expected 1", h->rv);
+    if (an & (MPA_DDP_AN_DV | MPA_DDP_AN_RV))
+        judge_versions(s, dir, off, h, an);
     if (an & MPA_DDP_AN_DDP_RSVD)
         finding(s, dir, off, MPA_F_DDP_RSVD, "DDP control reserved bits 0x%x", h->ddp_rsvd);
     if (an & (MPA_DDP_AN_RDMAP_RSVD | MPA_DDP_AN_RSVDULP_NONZERO))
@@ -874,6 +917,30 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
     emit(s, &ev);
 }
 
+/* RFC 5044 4.5: FPDUs fit MULPDU.  Named once per direction (the rest
+ * are counted in the stats); when the peer's frame set Res bit 0x8, the
+ * sender is Linux siw taking that as leave to send GSO-sized FPDUs. */
+static void judge_mulpdu(S *s, int dir, uint64_t foff, uint32_t ulpdu_len)
+{
+    dirst *d = &s->d[dir];
+    unsigned mul = mpa_mulpdu(s->cfg.emss[dir], d->markers);
+    if (ulpdu_len <= mul)
+        return;
+    d->st.mulpdu_over++;
+    if (ulpdu_len > d->st.mulpdu_largest)
+        d->st.mulpdu_largest = ulpdu_len;
+    if (d->mulpdu_done)
+        return;
+    d->mulpdu_done = 1;
+    const mpa_frame *pf = frame_of(s, !dir);
+    if (pf && (pf->kind == MPA_KEY_REQ || pf->kind == MPA_KEY_REP) && (pf->res & 0x8))
+        finding(s, dir, foff, MPA_F_QRK_MULPDU_GSO, "ULPDU_Length %u > MULPDU %u (EMSS %u); peer Res 0x%x",
+                ulpdu_len, mul, s->cfg.emss[dir], pf->res);
+    else
+        finding(s, dir, foff, MPA_F_FPD_MULPDU, "ULPDU_Length %u > MULPDU %u (EMSS %u, markers %s)", ulpdu_len,
+                mul, s->cfg.emss[dir], d->markers ? "on" : "off");
+}
+
 /* The octets an Initiator sent after the peer's unknown key are no
  * TERMINATE: they are not MPA, from where the probe began. */
 static void bad_key_probe_failed(S *s, int dir)
@@ -966,12 +1033,8 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
         finding(s, dir, foff, MPA_F_FPD_PAD, "pad octets (%u) not zero", rx->f.pad_len);
     if (rx->f.ulpdu_len > MPA_ULPDU_MAX)
         finding(s, dir, foff, MPA_F_FPD_ULPDU_MAX, "ULPDU_Length %u > 64768", rx->f.ulpdu_len);
-    if (s->cfg.emss[dir]) {
-        unsigned mul = mpa_mulpdu(s->cfg.emss[dir], d->markers);
-        if (rx->f.ulpdu_len > mul)
-            finding(s, dir, foff, MPA_F_FPD_MULPDU, "ULPDU_Length %u > MULPDU %u (EMSS %u, markers %s)",
-                    rx->f.ulpdu_len, mul, s->cfg.emss[dir], d->markers ? "on" : "off");
-    }
+    if (s->cfg.emss[dir])
+        judge_mulpdu(s, dir, foff, rx->f.ulpdu_len);
     if (e->ddp_status == MPA_E_INVALID)
         finding(s, dir, foff, MPA_F_FPD_ZERO_LEN,
                 "ULPDU of %u octets cannot hold the %zu-octet DDP/RDMAP header it starts", rx->f.ulpdu_len,

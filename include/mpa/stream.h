@@ -176,6 +176,8 @@ typedef struct mpa_dir_stats {
     uint64_t not_mpa_octets;   /* reported in MPA_EV_DATA */
     uint64_t gap_octets;       /* missing from the capture (mpa_stream_gap) */
     uint64_t resyncs;          /* times decoding locked on again after hunting */
+    uint64_t mulpdu_over;      /* FPDUs with ULPDU_Length over MULPDU (one finding names them) */
+    uint32_t mulpdu_largest;   /* the largest such ULPDU_Length */
 } mpa_dir_stats;
 
 #define MPA_STREAM_PD_KEEP 512

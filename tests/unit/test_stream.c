@@ -157,6 +157,24 @@ static void test_startup_events(void)
     l = slug_log("rep-key-first");
     T_CHECK(strstr(l.s, "d0 @0 FRAME initiator: MPA Reply") != NULL, "rep-key-first: roles\n%s", l.s);
     cs_log_free(&l);
+    l = slug_log("mulpdu-many");
+    T_CHECK(l.count[MPA_F_FPD_MULPDU] == 1, "mulpdu-many: MPA-FPD-MULPDU %u times\n%s", l.count[MPA_F_FPD_MULPDU], l.s);
+    cs_log_free(&l);
+    l = slug_log("qrk-mulpdu-gso");
+    T_CHECK(l.count[MPA_F_QRK_MULPDU_GSO] == 2 && !l.count[MPA_F_FPD_MULPDU], "qrk-mulpdu-gso: once per direction\n%s",
+            l.s);
+    cs_log_free(&l);
+    l = slug_log("qrk-ddp-version");
+    T_CHECK(l.count[MPA_F_QRK_DDP_VERSION] == 2 && strstr(l.s, "Send QN 0 MSN 3 MO 0 27 bytes"),
+            "qrk-ddp-version: once per direction, headers decoded\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("ddp-versions");
+    T_CHECK(l.count[MPA_F_DDP_VERSION] == 1 && l.count[MPA_F_RDMAP_VERSION] == 1, "ddp-versions: once\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("qrk-leg-irdord-swapped");
+    T_CHECK(strstr(l.s, "MPA Reply Rev1 M=0 C=1 legacy IRD 16 ORD 4 (byte-swapped) PD 8") != NULL,
+            "qrk-leg-irdord-swapped: not decoded\n%s", l.s);
+    cs_log_free(&l);
     l = slug_log("crc-default");
     T_CHECK(strstr(l.s, "d0 @20 FINDING MPA-CRC-DEFAULT") != NULL, "crc-default: not at the FPDU\n%s", l.s);
     cs_log_free(&l);
