@@ -123,21 +123,28 @@ static void case_clean_reject(cs_scen *s)
     cs_close_both(s);
 }
 
+/* A plain startup (C=1, no markers) whose Request carries private data
+ * qpd[0..qn) and Reply ppd[0..pn); both directions then send FPDUs. */
+static void start_with_pd(cs_scen *s, const uint8_t *qpd, size_t qn, const uint8_t *ppd, size_t pn)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    q.pd = qpd;
+    q.pd_len = qn;
+    p.pd = ppd;
+    p.pd_len = pn;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_fpdu_mode(s, D0, 0);
+    cs_fpdu_mode(s, D1, 0);
+}
+
 static void case_clean_dv0_vector_free(cs_scen *s)
 {
     /* Private data and a Reply with 512 octets of private data. */
     uint8_t pd[512];
     for (unsigned i = 0; i < sizeof pd; i++)
         pd[i] = (uint8_t)i;
-    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
-    q.pd = pd;
-    q.pd_len = 100;
-    p.pd = pd;
-    p.pd_len = 512;
-    cs_frame(s, D0, &q);
-    cs_frame(s, D1, &p);
-    cs_fpdu_mode(s, D0, 0);
-    cs_fpdu_mode(s, D1, 0);
+    start_with_pd(s, pd, 100, pd, 512);
     cs_send(s, D0, 1, 10);
     cs_close_both(s);
 }
@@ -416,35 +423,38 @@ static void case_init_wait_close(cs_scen *s)
     cs_end(s, D0, 0);
 }
 
-/* C=0 both ways, then no FPDU at all: no CRC was ever left out. */
-static void case_crc_off_idle(cs_scen *s)
+/* Direction 0 sends frame f and nothing else; the listener closes first
+ * (with RST when rst), then direction 0 sends FIN. */
+static void lone_frame(cs_scen *s, mpa_frame_enc f, int rst)
 {
-    mpa_frame_enc q = cs_req(0, 0), p = cs_rep(0, 0);
+    cs_frame(s, D0, &f);
+    cs_end(s, D1, rst);
+    cs_end(s, D0, 0);
+}
+
+/* Request q and Reply p, no FPDU, FIN both ways. */
+static void frames_only(cs_scen *s, mpa_frame_enc q, mpa_frame_enc p)
+{
     cs_frame(s, D0, &q);
     cs_frame(s, D1, &p);
     cs_close_both(s);
 }
 
+/* C=0 both ways, then no FPDU at all: no CRC was ever left out. */
+static void case_crc_off_idle(cs_scen *s) { frames_only(s, cs_req(0, 0), cs_rep(0, 0)); }
+
 /* C=0 both ways in a rejected startup: FPDU mode never starts. */
 static void case_crc_off_reject(cs_scen *s)
 {
-    mpa_frame_enc q = cs_req(0, 0), p = cs_rep(0, 0);
+    mpa_frame_enc p = cs_rep(0, 0);
     p.r = 1;
-    cs_frame(s, D0, &q);
-    cs_frame(s, D1, &p);
-    cs_close_both(s);
+    frames_only(s, cs_req(0, 0), p);
 }
 
 /* The TCP client's first octets carry the Reply key: it is the
  * Initiator with a wrong key (RFC 5044 2), not a Responder speaking
  * first; the listener closes (siw responder, conformance case 78). */
-static void case_rep_key_first(cs_scen *s)
-{
-    mpa_frame_enc p = cs_rep(0, 1);
-    cs_frame(s, D0, &p);
-    cs_end(s, D1, 1);
-    cs_end(s, D0, 0);
-}
+static void case_rep_key_first(cs_scen *s) { lone_frame(s, cs_rep(0, 1), 1); }
 
 /* The Reply offers only the read RTR with IRD 0: no usable RTR type,
  * so TERMINATE code 7 is right (RFC 6581 9.1, 9.2). */
@@ -458,13 +468,7 @@ static void case_term7_read_ird0(cs_scen *s)
 
 /* A=1 without B, C, D in a Request that gets no Reply: the Request
  * alone breaks RFC 6581 9.2. */
-static void case_init_opts_unanswered(cs_scen *s)
-{
-    mpa_frame_enc q = cs_enh(cs_req(0, 1), 1, 0, 0, 0, 16, 16);
-    cs_frame(s, D0, &q);
-    cs_end(s, D1, 0);
-    cs_end(s, D0, 0);
-}
+static void case_init_opts_unanswered(cs_scen *s) { lone_frame(s, cs_enh(cs_req(0, 1), 1, 0, 0, 0, 16, 16), 0); }
 
 /* Linux siw as Initiator: a Reply with a bad key, then a TERMINATE
  * without CRC (the startup failed) and FIN: the TERMINATE is decoded. */
@@ -526,12 +530,14 @@ static void case_align(cs_scen *s)
     cs_close_both(s);
 }
 
+/* Two FPDUs over MULPDU (and one under): named once for the direction. */
 static void case_mulpdu(cs_scen *s)
 {
     s->emss[D0] = 1460;
     cs_start_plain(s, 0, 0);
     cs_send(s, D0, 1, 1200);
     cs_send(s, D0, 2, 2000);
+    cs_send(s, D0, 3, 3000);
     cs_close_both(s);
 }
 
@@ -793,36 +799,29 @@ static void case_trm_last(cs_scen *s)
     cs_close_both(s);
 }
 
-/* DV 2 and RV 3 in every FPDU: each named once for the direction. */
-static void case_ddp_versions(cs_scen *s)
-{
-    cs_start_plain(s, 0, 0);
-    for (unsigned msn = 1; msn <= 3; msn++) {
-        mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, 0, msn);
-        d.hdr.dv = 2;
-        d.hdr.rv = 3;
-        size_t n = cs_ul_build(&d, 24, g_ul, sizeof g_ul);
-        cs_fpdu(s, D0, g_ul, n);
-    }
-    cs_close_both(s);
-}
-
-/* A pre-standard RDMAC stack: DV 0 and RV 0 in every FPDU (the draft-03
- * vector's header 40 03), both ways: named once per direction, the
- * headers decoded as version 1. */
-static void case_qrk_ddp_version(cs_scen *s)
+/* Sends of three MSNs with DDP version dv and RDMAP version rv from
+ * direction 0 (and from 1 when both), then FIN both ways. */
+static void versions_case(cs_scen *s, unsigned dv, unsigned rv, int both)
 {
     cs_start_plain(s, 0, 0);
     for (unsigned msn = 1; msn <= 3; msn++)
-        for (int dir = D0; dir <= D1; dir++) {
+        for (int dir = D0; dir <= (both ? D1 : D0); dir++) {
             mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, 0, msn);
-            d.hdr.dv = 0;
-            d.hdr.rv = 0;
+            d.hdr.dv = (uint8_t)dv;
+            d.hdr.rv = (uint8_t)rv;
             size_t n = cs_ul_build(&d, 24 + msn, g_ul, sizeof g_ul);
             cs_fpdu(s, dir, g_ul, n);
         }
     cs_close_both(s);
 }
+
+/* DV 2 and RV 3 in every FPDU: each named once for the direction. */
+static void case_ddp_versions(cs_scen *s) { versions_case(s, 2, 3, 0); }
+
+/* A pre-standard RDMAC stack: DV 0 and RV 0 in every FPDU (the draft-03
+ * vector's header 40 03), both ways: named once per direction, the
+ * headers decoded as version 1. */
+static void case_qrk_ddp_version(cs_scen *s) { versions_case(s, 0, 0, 1); }
 
 /* Linux siw with GSO on both ends (Res bit 0x8 in both frames): its FPDUs
  * are as long as a GSO super-segment, not as MULPDU allows; captured on
@@ -842,18 +841,6 @@ static void case_qrk_mulpdu_gso(cs_scen *s)
     cs_close_both(s);
 }
 
-/* FPDUs over MULPDU from a sender nobody offered GSO: MPA-FPD-MULPDU
- * once for the direction, however many. */
-static void case_mulpdu_many(cs_scen *s)
-{
-    s->emss[D0] = 1460;
-    cs_start_plain(s, 0, 0);
-    cs_send(s, D0, 1, 2000);
-    cs_send(s, D0, 2, 3000);
-    cs_send(s, D0, 3, 2500);
-    cs_close_both(s);
-}
-
 /* The IRD/ORD negotiation before RFC 6581 ([MS-SMBD] 6.1): a Rev 1
  * Request and Reply whose private data is IRD then ORD, 32 bits each;
  * swapped: each number byte-swapped. */
@@ -861,15 +848,7 @@ static void leg_irdord(cs_scen *s, int swapped)
 {
     static const uint8_t be_q[8] = {0, 0, 0, 8, 0, 0, 0, 8}, be_p[8] = {0, 0, 0, 16, 0, 0, 0, 4};
     static const uint8_t le_q[8] = {8, 0, 0, 0, 8, 0, 0, 0}, le_p[8] = {16, 0, 0, 0, 4, 0, 0, 0};
-    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
-    q.pd = swapped ? le_q : be_q;
-    q.pd_len = 8;
-    p.pd = swapped ? le_p : be_p;
-    p.pd_len = 8;
-    cs_frame(s, D0, &q);
-    cs_frame(s, D1, &p);
-    cs_fpdu_mode(s, D0, 0);
-    cs_fpdu_mode(s, D1, 0);
+    start_with_pd(s, swapped ? le_q : be_q, 8, swapped ? le_p : be_p, 8);
     cs_send(s, D0, 1, 36);
     cs_send(s, D1, 1, 36);
     cs_close_both(s);
@@ -1092,7 +1071,6 @@ const cs_case cs_cases[] = {
      case_qrk_ddp_version, "MPA-QRK-DDP-VERSION"},
     {"qrk-mulpdu-gso", "Linux siw GSO: Res 0x8 both ways, FPDUs over MULPDU (RFC 5044 4.5)", case_qrk_mulpdu_gso,
      "MPA-FRM-RES MPA-QRK-MULPDU-GSO"},
-    {"mulpdu-many", "three FPDUs over MULPDU, named once (RFC 5044 4.5)", case_mulpdu_many, "MPA-FPD-MULPDU"},
     {"qrk-leg-irdord", "Rev 1 private data IRD/ORD, network order ([MS-SMBD] 6.1)", case_qrk_leg_irdord,
      "MPA-QRK-LEG-IRDORD"},
     {"qrk-leg-irdord-swapped", "Rev 1 private data IRD/ORD, byte-swapped", case_qrk_leg_irdord_swapped,
