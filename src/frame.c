@@ -164,6 +164,7 @@ mpa_status mpa_frame_decode(const uint8_t *p, size_t len, mpa_frame *out, size_t
         out->has_enh = 1;
         out->enh = mpa_enh_unpack(ld_be32(out->pd));
     }
+    out->leg = mpa_frame_legacy_irdord(out);
     if (out->pd_avail < pdl) {
         if (need)
             *need = pdl - out->pd_avail;

@@ -379,16 +379,12 @@ static void judge_std_frame(S *s, int dir)
  * 6581 (frame.h): named, and decoded in the frame's summary. */
 static void judge_legacy_irdord(S *s, int dir)
 {
-    dirst *d = &s->d[dir];
-    mpa_frame f = d->fr;
-    uint32_t have = d->pd_lost ? d->pd_valid : d->fr.pd_len;
-    f.pd = d->pd;
-    f.pd_avail = have < MPA_STREAM_PD_KEEP ? have : MPA_STREAM_PD_KEEP;
-    mpa_leg_irdord l = mpa_frame_legacy_irdord(&f);
-    if (l.order != MPA_LEG_NONE)
+    const dirst *d = &s->d[dir];
+    const mpa_leg_irdord *l = &d->fr.leg;
+    if (l->order != MPA_LEG_NONE)
         finding(s, dir, d->frame_off + MPA_FRAME_HDR_LEN, MPA_F_QRK_LEG_IRDORD, "%s private data IRD %u ORD %u (%s)",
-                mpa_key_kind_name(f.kind), (unsigned)l.ird, (unsigned)l.ord,
-                l.order == MPA_LEG_BE ? "32-bit, network order" : "32-bit, byte-swapped");
+                mpa_key_kind_name(d->fr.kind), (unsigned)l->ird, (unsigned)l->ord,
+                l->order == MPA_LEG_BE ? "32-bit, network order" : "32-bit, byte-swapped");
 }
 
 /* The other side must close after an improper frame: it must not answer
@@ -1324,6 +1320,12 @@ static void pd_complete(S *s, int dir)
         d->fr.has_enh = 1;
         d->fr.enh = mpa_enh_unpack(ld_be32(d->pd));
     }
+    /* The header reads from the private data kept (the frame's own pd
+     * stays NULL: the engine's copy is not the caller's). */
+    mpa_frame kept = d->fr;
+    kept.pd = d->pd;
+    kept.pd_avail = valid < MPA_STREAM_PD_KEEP ? valid : MPA_STREAM_PD_KEEP;
+    d->fr.leg = mpa_frame_legacy_irdord(&kept);
     frame_done(s, dir);
 }
 

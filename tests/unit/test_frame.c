@@ -283,6 +283,8 @@ static void test_legacy_irdord(void)
         T_EQ(l.order, want[k]);
         T_EQ(l.ird, ird[k]);
         T_EQ(l.ord, ord[k]);
+        T_EQ(f.leg.order, want[k]); /* the decoder fills it in */
+        T_EQ(f.leg.ird, ird[k]);
         /* Fewer than 8 octets present: not judged. */
         for (size_t cut = 20; cut < 28; cut++) {
             mpa_frame g;
