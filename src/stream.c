@@ -929,6 +929,9 @@ static void judge_mulpdu(S *s, int dir, uint64_t foff, uint32_t ulpdu_len)
         return;
     d->mulpdu_done = 1;
     const mpa_frame *pf = frame_of(s, !dir);
+    /* Whether GSO was offered is in the peer's frame: lost, not judged. */
+    if (!pf && evidence_lost(s, dir, foff, MPA_F_FPD_MULPDU, !dir, UINT64_MAX))
+        return;
     if (pf && (pf->kind == MPA_KEY_REQ || pf->kind == MPA_KEY_REP) && (pf->res & 0x8))
         finding(s, dir, foff, MPA_F_QRK_MULPDU_GSO, "ULPDU_Length %u > MULPDU %u (EMSS %u); peer Res 0x%x",
                 ulpdu_len, mul, s->cfg.emss[dir], pf->res);
@@ -1558,10 +1561,11 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     int o = !dir;
     /* An Initiator that sent octets after its Request before any Reply
      * (MPA-STA-INIT-FPDU-WAIT) broke the startup itself: the Responder's
-     * close answers that, not the private data. */
+     * close answers that, not the private data.  Octets of the Initiator
+     * the capture lost may have been such octets: not judged then. */
     if (d->role != MPA_ROLE_INITIATOR && !d->have_frame && !frame_started && is_kind(s, o, MPA_KEY_REQ) &&
         !s->d[o].improper && !s->d[o].fr.s && !s->d[o].early_done && !evidence_lost(s, dir, d->off, MPA_F_STA_REJECT, dir, UINT64_MAX) &&
-        !evidence_lost(s, dir, d->off, MPA_F_STA_REJECT, o, s->d[o].frame_off + MPA_FRAME_HDR_LEN + s->d[o].fr.pd_len))
+        !evidence_lost(s, dir, d->off, MPA_F_STA_REJECT, o, UINT64_MAX))
         finding(s, dir, d->off, MPA_F_STA_REJECT,
                 "Responder closed (%s) after a properly formatted Request without a Reply (R=1 expected)",
                 how);
