@@ -325,11 +325,20 @@ static void enter_fpdu(S *s, int dir, int markers, int crc, int probe, const cha
     rx_init(&d->sh, !markers, 1, base, base);
     d->sh_on = !probe;
     d->npeek = 0;
-    if (probe == PROBE_BAD_KEY) {
-        /* The startup failed: FPDU mode is said only once a TERMINATE
-         * proves it (on_fpdu), never for octets that are not one. */
+    if (probe) {
+        /* MPA was left (R=1) or never settled (a bad key): FPDU mode is
+         * said only once an FPDU proves it (on_fpdu), never for octets
+         * that are not one, so that no reader takes this direction's
+         * framing as negotiated.  A reject is said now: MPA is left. */
         data_flush(s, dir);
         d->mode = MPA_MODE_FPDU;
+        if (probe == PROBE_REJECT) {
+            mpa_event ev;
+            ev_init(s, &ev, MPA_EV_MODE, dir, d->off);
+            ev.u.mode.mode = MPA_MODE_STREAMING;
+            ev.u.mode.why = why;
+            emit(s, &ev);
+        }
         return;
     }
     set_mode(s, dir, MPA_MODE_FPDU, why);
@@ -940,14 +949,19 @@ static void judge_mulpdu(S *s, int dir, uint64_t foff, uint32_t ulpdu_len)
                 mul, s->cfg.emss[dir], d->markers ? "on" : "off");
 }
 
-/* The octets an Initiator sent after the peer's unknown key are no
- * TERMINATE: they are not MPA, from where the probe began. */
-static void bad_key_probe_failed(S *s, int dir)
+/* What a probing direction sent is no FPDU (or it ended, or the capture
+ * lost some of it): not MPA, from where the probe began.  After a reject
+ * leaving MPA was said then; after a bad key it is said now. */
+static void probe_failed(S *s, int dir)
 {
     dirst *d = &s->d[dir];
+    int bad_key = d->probe == PROBE_BAD_KEY;
     d->probe = 0;
-    set_mode_at(s, dir, d->mode_off, MPA_MODE_STREAMING, "the peer never completed the startup");
-    data_add(s, dir, d->mode_off, d->off - d->mode_off, WHY_AFTER_BAD_KEY);
+    if (bad_key)
+        set_mode_at(s, dir, d->mode_off, MPA_MODE_STREAMING, "the peer never completed the startup");
+    else
+        d->mode = MPA_MODE_STREAMING;
+    data_add(s, dir, d->mode_off, d->off - d->mode_off, bad_key ? WHY_AFTER_BAD_KEY : WHY_AFTER_REJECT);
 }
 
 static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
@@ -961,11 +975,11 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
         /* After a reject, only a CRC-valid FPDU counts as an FPDU. */
         if (crc_ok) {
             d->probe = 0;
+            set_mode_at(s, dir, d->mode_off, MPA_MODE_FPDU, "an FPDU after the reject");
             finding(s, dir, foff, MPA_F_STA_NO_FPDU_AFTER_REJECT,
                     "an FPDU (ULPDU_Length %u, valid CRC) follows a Reply with R=1", rx->f.ulpdu_len);
         } else {
-            data_add(s, dir, d->mode_off, d->off - d->mode_off, WHY_AFTER_REJECT);
-            set_mode(s, dir, MPA_MODE_STREAMING, "octets after the reject are not FPDUs");
+            probe_failed(s, dir);
             return;
         }
     } else if (d->probe == PROBE_BAD_KEY) {
@@ -978,7 +992,7 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
                    dd.complete && dd.hdr.opcode == MPA_RDMAP_TERMINATE && !dd.hdr.tagged && dd.hdr.dv == 1 &&
                    dd.hdr.rv == 1;
         if (!term) {
-            bad_key_probe_failed(s, dir);
+            probe_failed(s, dir);
             return;
         }
         d->probe = 0;
@@ -1371,15 +1385,9 @@ static void gap_apply(S *s, int dir, uint64_t len)
         startup_lost(s, dir);
         return;
     case MPA_MODE_FPDU:
-        if (d->probe == PROBE_BAD_KEY) {
-            bad_key_probe_failed(s, dir);
-            d->off += len;
-            return;
-        }
         if (d->probe) {
-            data_add(s, dir, d->mode_off, d->off - d->mode_off, WHY_AFTER_REJECT);
+            probe_failed(s, dir);
             d->off += len;
-            set_mode(s, dir, MPA_MODE_STREAMING, "hole after the reject");
             return;
         }
         if (d->rx.started || d->rx.nmk) {
@@ -1532,8 +1540,8 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
         return;
     const char *how = kind == MPA_END_RST ? "RST" : "FIN";
     midstream_note(s, dir);
-    if (d->mode == MPA_MODE_FPDU && d->probe == PROBE_BAD_KEY)
-        bad_key_probe_failed(s, dir);
+    if (d->mode == MPA_MODE_FPDU && d->probe)
+        probe_failed(s, dir);
     /* Part of a startup frame was sent: not a Responder that never replied. */
     int frame_started = d->mode == MPA_MODE_STARTUP && (d->sub == SS_PD || (d->sub == SS_HDR && d->nhdr));
     if (d->mode == MPA_MODE_HUNT) {
@@ -1580,8 +1588,8 @@ void mpa_stream_finish(mpa_stream *st)
     for (int dir = 0; dir < 2; dir++) {
         dirst *d = &s->d[dir];
         int partial = 1;
-        if (d->mode == MPA_MODE_FPDU && d->probe == PROBE_BAD_KEY)
-            bad_key_probe_failed(s, dir);
+        if (d->mode == MPA_MODE_FPDU && d->probe)
+            probe_failed(s, dir);
         if (d->mode == MPA_MODE_STARTUP && d->sub == SS_HDR && d->nhdr)
             data_add(s, dir, d->frame_off, d->nhdr, "capture ended inside a startup frame");
         else if (d->mode == MPA_MODE_STARTUP && d->sub == SS_PD)

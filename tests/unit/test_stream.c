@@ -175,6 +175,17 @@ static void test_startup_events(void)
     T_CHECK(strstr(l.s, "MPA Reply Rev1 M=0 C=1 legacy IRD 16 ORD 4 (byte-swapped) PD 8") != NULL,
             "qrk-leg-irdord-swapped: not decoded\n%s", l.s);
     cs_log_free(&l);
+    /* After R=1 no FPDU mode is announced unless an FPDU proves it, and
+     * the ULP's streaming octets are not called an FPDU. */
+    l = slug_log("clean-reject");
+    T_CHECK(strstr(l.s, "MODE fpdu") == NULL && strstr(l.s, "d0 @20 DATA 46 octets (not MPA after a rejected startup)"),
+            "clean-reject: FPDU mode after R=1\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("after-reject-fpdu");
+    T_CHECK(strstr(l.s, "d0 @20 MODE fpdu markers off crc on (an FPDU after the reject)") &&
+                !strstr(l.s, "d1 @20 MODE fpdu"),
+            "after-reject-fpdu: FPDU mode not where the FPDU proved it\n%s", l.s);
+    cs_log_free(&l);
     l = slug_log("crc-default");
     T_CHECK(strstr(l.s, "d0 @20 FINDING MPA-CRC-DEFAULT") != NULL, "crc-default: not at the FPDU\n%s", l.s);
     cs_log_free(&l);
