@@ -197,6 +197,8 @@ static void start_engine(mc_conn *c)
         }
         if (c->cfg.to_port[0])
             cfg.initiator = 1; /* the side that connects to the port */
+    } else if (c->syn_seen) {
+        cfg.initiator = 1; /* the client: RFC 5044 appendix A's active side */
     }
     c->ms = malloc(mpa_stream_size());
     if (!c->ms) {

@@ -123,21 +123,28 @@ static void case_clean_reject(cs_scen *s)
     cs_close_both(s);
 }
 
+/* A plain startup (C=1, no markers) whose Request carries private data
+ * qpd[0..qn) and Reply ppd[0..pn); both directions then send FPDUs. */
+static void start_with_pd(cs_scen *s, const uint8_t *qpd, size_t qn, const uint8_t *ppd, size_t pn)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    q.pd = qpd;
+    q.pd_len = qn;
+    p.pd = ppd;
+    p.pd_len = pn;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_fpdu_mode(s, D0, 0);
+    cs_fpdu_mode(s, D1, 0);
+}
+
 static void case_clean_dv0_vector_free(cs_scen *s)
 {
     /* Private data and a Reply with 512 octets of private data. */
     uint8_t pd[512];
     for (unsigned i = 0; i < sizeof pd; i++)
         pd[i] = (uint8_t)i;
-    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
-    q.pd = pd;
-    q.pd_len = 100;
-    p.pd = pd;
-    p.pd_len = 512;
-    cs_frame(s, D0, &q);
-    cs_frame(s, D1, &p);
-    cs_fpdu_mode(s, D0, 0);
-    cs_fpdu_mode(s, D1, 0);
+    start_with_pd(s, pd, 100, pd, 512);
     cs_send(s, D0, 1, 10);
     cs_close_both(s);
 }
@@ -401,6 +408,88 @@ static void case_init_fpdu_wait(cs_scen *s)
     cs_close_both(s);
 }
 
+/* ---- false alarms and misses seen on real captures (issue 16) ------- */
+
+/* The Initiator breaks the FPDU wait (an FPDU right after its Request);
+ * the Responder closes without a Reply: that answers the broken rule,
+ * it is no MPA-STA-REJECT. */
+static void case_init_wait_close(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1);
+    cs_frame(s, D0, &q);
+    cs_fpdu_mode(s, D0, 0);
+    cs_send(s, D0, 1, 10);
+    cs_end(s, D1, 0);
+    cs_end(s, D0, 0);
+}
+
+/* Direction 0 sends frame f and nothing else; the listener closes first
+ * (with RST when rst), then direction 0 sends FIN. */
+static void lone_frame(cs_scen *s, mpa_frame_enc f, int rst)
+{
+    cs_frame(s, D0, &f);
+    cs_end(s, D1, rst);
+    cs_end(s, D0, 0);
+}
+
+/* Request q and Reply p, no FPDU, FIN both ways. */
+static void frames_only(cs_scen *s, mpa_frame_enc q, mpa_frame_enc p)
+{
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_close_both(s);
+}
+
+/* C=0 both ways, then no FPDU at all: no CRC was ever left out. */
+static void case_crc_off_idle(cs_scen *s) { frames_only(s, cs_req(0, 0), cs_rep(0, 0)); }
+
+/* C=0 both ways in a rejected startup: FPDU mode never starts. */
+static void case_crc_off_reject(cs_scen *s)
+{
+    mpa_frame_enc p = cs_rep(0, 0);
+    p.r = 1;
+    frames_only(s, cs_req(0, 0), p);
+}
+
+/* The TCP client's first octets carry the Reply key: it is the
+ * Initiator with a wrong key (RFC 5044 2), not a Responder speaking
+ * first; the listener closes (siw responder, conformance case 78). */
+static void case_rep_key_first(cs_scen *s) { lone_frame(s, cs_rep(0, 1), 1); }
+
+/* The Reply offers only the read RTR with IRD 0: no usable RTR type,
+ * so TERMINATE code 7 is right (RFC 6581 9.1, 9.2). */
+static void case_term7_read_ird0(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 1, 0, 0, 1, 4, 0), cs_enh(cs_rep(0, 1), 1, 0, 0, 1, 0, 4));
+    size_t n = cs_ul_term(g_ul, sizeof g_ul, 2, 0, 7);
+    cs_fpdu(s, D0, g_ul, n);
+    cs_close_both(s);
+}
+
+/* A=1 without B, C, D in a Request that gets no Reply: the Request
+ * alone breaks RFC 6581 9.2. */
+static void case_init_opts_unanswered(cs_scen *s) { lone_frame(s, cs_enh(cs_req(0, 1), 1, 0, 0, 0, 16, 16), 0); }
+
+/* Linux siw as Initiator: a Reply with a bad key, then a TERMINATE
+ * without CRC (the startup failed) and FIN: the TERMINATE is decoded. */
+static void case_key_rep_term(cs_scen *s)
+{
+    uint8_t key[16];
+    memcpy(key, "MPA ID Rep Frame", 16);
+    key[0] = 'm';
+    mpa_frame_enc q = cs_enh(cs_req(0, 0), 0, 0, 0, 0, 1, 1), p = cs_enh(cs_rep(0, 1), 0, 0, 0, 0, 1, 1);
+    p.raw_key = key;
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_fpdu_mode(s, D0, 0);
+    size_t n = cs_ul_term(g_ul, sizeof g_ul, 2, 0, 4); /* LLP, EType 0, code 4 */
+    mpa_fpdu_faults f = no_faults();
+    f.crc_mode = 1; /* CRC field 0 */
+    cs_fpdu_f(s, D0, g_ul, n, &f);
+    cs_end(s, D0, 0);
+    cs_end(s, D1, 1);
+}
+
 /* ---- FPDU faults ----------------------------------------------------- */
 
 static void case_pad(cs_scen *s)
@@ -441,12 +530,14 @@ static void case_align(cs_scen *s)
     cs_close_both(s);
 }
 
+/* Two FPDUs over MULPDU (and one under): named once for the direction. */
 static void case_mulpdu(cs_scen *s)
 {
     s->emss[D0] = 1460;
     cs_start_plain(s, 0, 0);
     cs_send(s, D0, 1, 1200);
     cs_send(s, D0, 2, 2000);
+    cs_send(s, D0, 3, 3000);
     cs_close_both(s);
 }
 
@@ -941,16 +1032,63 @@ static void case_qrk_rtr_stag0(cs_scen *s)
     cs_close_both(s);
 }
 
-static void case_ddp_versions(cs_scen *s)
+/* Sends of three MSNs with DDP version dv and RDMAP version rv from
+ * direction 0 (and from 1 when both), then FIN both ways. */
+static void versions_case(cs_scen *s, unsigned dv, unsigned rv, int both)
 {
     cs_start_plain(s, 0, 0);
-    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, 0, 1);
-    d.hdr.dv = 0; /* the draft-03 vector's header: 40 03 */
-    d.hdr.rv = 0;
-    size_t n = cs_ul_build(&d, 24, g_ul, sizeof g_ul);
-    cs_fpdu(s, D0, g_ul, n);
+    for (unsigned msn = 1; msn <= 3; msn++)
+        for (int dir = D0; dir <= (both ? D1 : D0); dir++) {
+            mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, 0, msn);
+            d.hdr.dv = (uint8_t)dv;
+            d.hdr.rv = (uint8_t)rv;
+            size_t n = cs_ul_build(&d, 24 + msn, g_ul, sizeof g_ul);
+            cs_fpdu(s, dir, g_ul, n);
+        }
     cs_close_both(s);
 }
+
+/* DV 2 and RV 3 in every FPDU: each named once for the direction. */
+static void case_ddp_versions(cs_scen *s) { versions_case(s, 2, 3, 0); }
+
+/* A pre-standard RDMAC stack: DV 0 and RV 0 in every FPDU (the draft-03
+ * vector's header 40 03), both ways: named once per direction, the
+ * headers decoded as version 1. */
+static void case_qrk_ddp_version(cs_scen *s) { versions_case(s, 0, 0, 1); }
+
+/* Linux siw with GSO on both ends (Res bit 0x8 in both frames): its FPDUs
+ * are as long as a GSO super-segment, not as MULPDU allows; captured on
+ * the sending host, each FPDU is one segment.  Named once per direction. */
+static void case_qrk_mulpdu_gso(cs_scen *s)
+{
+    s->emss[D0] = 1460;
+    s->emss[D1] = 1460;
+    mpa_frame_enc q = cs_enh(cs_req(0, 1), 0, 0, 0, 0, 1, 1), p = cs_enh(cs_rep(0, 1), 0, 0, 0, 0, 1, 1);
+    q.res = 0x8;
+    p.res = 0x8;
+    cs_start_enh(s, q, p);
+    cs_send(s, D0, 1, 4000);
+    cs_send(s, D0, 2, 9000);
+    cs_send(s, D1, 1, 3000);
+    cs_send(s, D1, 2, 100);
+    cs_close_both(s);
+}
+
+/* The IRD/ORD negotiation before RFC 6581 ([MS-SMBD] 6.1): a Rev 1
+ * Request and Reply whose private data is IRD then ORD, 32 bits each;
+ * swapped: each number byte-swapped. */
+static void leg_irdord(cs_scen *s, int swapped)
+{
+    static const uint8_t be_q[8] = {0, 0, 0, 8, 0, 0, 0, 8}, be_p[8] = {0, 0, 0, 16, 0, 0, 0, 4};
+    static const uint8_t le_q[8] = {8, 0, 0, 0, 8, 0, 0, 0}, le_p[8] = {16, 0, 0, 0, 4, 0, 0, 0};
+    start_with_pd(s, swapped ? le_q : be_q, 8, swapped ? le_p : be_p, 8);
+    cs_send(s, D0, 1, 36);
+    cs_send(s, D1, 1, 36);
+    cs_close_both(s);
+}
+
+static void case_qrk_leg_irdord(cs_scen *s) { leg_irdord(s, 0); }
+static void case_qrk_leg_irdord_swapped(cs_scen *s) { leg_irdord(s, 1); }
 
 static void case_ddp_rsvd(cs_scen *s)
 {
@@ -1172,12 +1310,33 @@ const cs_case cs_cases[] = {
      "MPA-RDMAP-READ-MATCH"},
     {"qrk-read-le", "Read Request fields little-endian (2008 stack)", case_qrk_read_le, "MPA-QRK-READ-LE"},
     {"qrk-rtr-stag0", "zero-length read RTR with STag 0", case_qrk_rtr_stag0, "MPA-QRK-RTR-STAG0"},
-    {"ddp-versions", "DV 0, RV 0 (draft-03 vector header)", case_ddp_versions, "MPA-DDP-VERSION MPA-RDMAP-VERSION"},
+    {"ddp-versions", "DV 2, RV 3 in three FPDUs (RFC 5041 4.1, RFC 5040 4.1)", case_ddp_versions,
+     "MPA-DDP-VERSION MPA-RDMAP-VERSION"},
     {"ddp-rsvd", "reserved DDP/RDMAP bits", case_ddp_rsvd, "MPA-DDP-RSVD MPA-RDMAP-RSVD"},
     {"rdmap-opcode", "opcode 0xE", case_rdmap_opcode, "MPA-RDMAP-OPCODE"},
     {"rdmap-tagged-qn", "tagged Send, Send to QN 5", case_rdmap_tagged_qn, "MPA-RDMAP-TAGGED MPA-DDP-QN"},
     {"rdmap-one-seg", "Read Request L=0", case_rdmap_one_seg, "MPA-RDMAP-ONE-SEG"},
     {"rdmap-atomic", "Atomic AOpCode 7", case_rdmap_atomic, "MPA-RDMAP-ATOMIC"},
+    {"init-wait-close", "Initiator FPDU before Reply, Responder closes (RFC 5044 7.1.2 rules 2, 3)",
+     case_init_wait_close, "MPA-STA-INIT-FPDU-WAIT"},
+    {"crc-off-idle", "C=0 both ways, no FPDU sent (RFC 5044 4.4)", case_crc_off_idle, ""},
+    {"crc-off-reject", "C=0 both ways, rejected (RFC 5044 4.4, 7.1.2 rule 3)", case_crc_off_reject, ""},
+    {"rep-key-first", "TCP client sends the Reply key first (RFC 5044 2, 7.1.1)", case_rep_key_first,
+     "MPA-FRM-KEY-REQ"},
+    {"term7-read-ird0", "TERM 7 after a Reply offering only read with IRD 0 (RFC 6581 9.1, 9.2)",
+     case_term7_read_ird0, ""},
+    {"init-opts-unanswered", "A=1 without B/C/D, no Reply (RFC 6581 9.2)", case_init_opts_unanswered,
+     "MPA-ENH-INIT-OPTS"},
+    {"key-rep-term", "bad Reply key, Initiator TERMINATE without CRC (RFC 5044 7.1.2 rule 5)", case_key_rep_term,
+     "MPA-FRM-KEY-REP MPA-FRM-KEY-CHECK"},
+    {"qrk-ddp-version", "DV 0, RV 0 both ways: pre-standard RDMAC headers (RFC 5041 4.1, RFC 5040 4.1)",
+     case_qrk_ddp_version, "MPA-QRK-DDP-VERSION"},
+    {"qrk-mulpdu-gso", "Linux siw GSO: Res 0x8 both ways, FPDUs over MULPDU (RFC 5044 4.5)", case_qrk_mulpdu_gso,
+     "MPA-FRM-RES MPA-QRK-MULPDU-GSO"},
+    {"qrk-leg-irdord", "Rev 1 private data IRD/ORD, network order ([MS-SMBD] 6.1)", case_qrk_leg_irdord,
+     "MPA-QRK-LEG-IRDORD"},
+    {"qrk-leg-irdord-swapped", "Rev 1 private data IRD/ORD, byte-swapped", case_qrk_leg_irdord_swapped,
+     "MPA-QRK-LEG-IRDORD"},
     {"cap-hole", "a lost segment each way (RFC 5044 4.3)", case_cap_hole, "MPA-CAP-HOLE MPA-CAP-RESYNC"},
     {"cap-not-judged", "the Initiator's first FPDU lost: the Responder's first FPDU not judged (RFC 5044 7.1.2)",
      case_cap_not_judged, "MPA-CAP-HOLE MPA-CAP-NOT-JUDGED MPA-CAP-RESYNC"},

@@ -82,6 +82,8 @@ cs_log cs_run(const cs_scen *s, cs_split sp)
     cfg.emss[0] = s->emss[0];
     cfg.emss[1] = s->emss[1];
     size_t c0 = 0;
+    if (!s->midstream)
+        cfg.initiator = 1; /* direction 0 connects, as in the captures (SYN seen) */
     if (s->midstream) {
         /* Offsets start at the first chunk fed. */
         uint64_t skipped[2] = {0, 0};

@@ -79,6 +79,9 @@ static void frame_into(out_t *o, const mpa_frame *f)
             put(o, " RTR %s%s%s%s%s", f->enh.b ? "send" : "", f->enh.b && (f->enh.c | f->enh.d) ? "," : "",
                 f->enh.c ? "write" : "", f->enh.c && f->enh.d ? "," : "", f->enh.d ? "read" : "");
     }
+    if (f->leg.order != MPA_LEG_NONE)
+        put(o, " legacy IRD %u ORD %u%s", (unsigned)f->leg.ird, (unsigned)f->leg.ord,
+            f->leg.order == MPA_LEG_LE ? " (byte-swapped)" : "");
     put(o, " PD %u", f->pd_len);
 }
 

@@ -164,6 +164,7 @@ mpa_status mpa_frame_decode(const uint8_t *p, size_t len, mpa_frame *out, size_t
         out->has_enh = 1;
         out->enh = mpa_enh_unpack(ld_be32(out->pd));
     }
+    out->leg = mpa_frame_legacy_irdord(out);
     if (out->pd_avail < pdl) {
         if (need)
             *need = pdl - out->pd_avail;
@@ -213,4 +214,35 @@ mpa_status mpa_frame_encode(const mpa_frame_enc *f, uint8_t *out, size_t cap, si
     if (written)
         *written = total;
     return MPA_OK;
+}
+
+/* A depth as the legacy header carries it: 1..65535. */
+static int leg_depth(uint32_t v) { return v >= 1 && v <= 0xFFFF; }
+
+static uint32_t swap32(uint32_t v)
+{
+    return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
+}
+
+mpa_leg_irdord mpa_frame_legacy_irdord(const mpa_frame *f)
+{
+    mpa_leg_irdord l = {MPA_LEG_NONE, 0, 0};
+    if (!f || f->rev != 1 || f->s || !f->pd || (f->kind != MPA_KEY_REQ && f->kind != MPA_KEY_REP))
+        return l;
+    rd_t r = rd_init(f->pd, f->pd_avail < f->pd_len ? f->pd_avail : f->pd_len);
+    uint32_t ird = rd_be32(&r), ord = rd_be32(&r);
+    if (!rd_ok(&r))
+        return l;
+    if (leg_depth(ird) && leg_depth(ord)) {
+        l.order = MPA_LEG_BE;
+    } else if (leg_depth(swap32(ird)) && leg_depth(swap32(ord))) {
+        l.order = MPA_LEG_LE;
+        ird = swap32(ird);
+        ord = swap32(ord);
+    } else {
+        return l;
+    }
+    l.ird = ird;
+    l.ord = ord;
+    return l;
 }

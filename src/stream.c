@@ -45,6 +45,15 @@ typedef struct read_q {
     uint32_t dropped; /* Requests past RQ_N not yet answered */
 } read_q;
 
+/* What FPDU mode is probing for when the startup did not settle it:
+ * after R=1 only an FPDU with a valid CRC counts; after a Reply with an
+ * unknown key, an Initiator's TERMINATE (sent without a CRC when the
+ * startup failed, as Linux siw does) is decoded too. */
+enum { PROBE_NONE = 0, PROBE_REJECT, PROBE_BAD_KEY };
+
+static const char WHY_AFTER_REJECT[] = "not MPA after a rejected startup";
+static const char WHY_AFTER_BAD_KEY[] = "not MPA: the startup key was unknown";
+
 #define HUNT_WHY "skipped while resynchronising"
 
 typedef struct dirst {
@@ -68,11 +77,13 @@ typedef struct dirst {
 
     /* FPDU mode */
     uint8_t markers, crc;
-    uint8_t probe;        /* after a reject: FPDU-shaped or not? */
+    uint8_t probe;        /* PROBE_*: after a reject or a bad key, FPDUs or not? */
     uint8_t sh_on;        /* shadow parse with the other marker setting */
     uint8_t terminated, trm_last_done;
     uint8_t align_done, early_done, close_done;
     uint8_t first_fpdu_ok;
+    uint8_t mulpdu_done;  /* FPDUs over MULPDU named (once per direction) */
+    uint8_t ver_done;     /* VER_*: DDP/RDMAP versions named (once per direction) */
     uint64_t mode_off;
     uint64_t nfpdu;
     mpa_ddp_hdr hist[HIST_N]; /* the last segment headers sent, ring */
@@ -116,6 +127,7 @@ struct mpa_stream {
     uint8_t enh;            /* both frames enhanced with the field */
     uint8_t rtr_expected, rtr_checked, rtr_late;
     uint8_t resp_wait_done, resp_fpdu_done;
+    uint8_t crc_default_due; /* C=0 both ways: said at the first FPDU */
     uint8_t finished;       /* mpa_stream_finish was called */
     uint8_t startup_lost;   /* a startup frame fell in a capture hole */
     uint8_t midstream;      /* the capture began after the startup */
@@ -341,6 +353,22 @@ static void enter_fpdu(S *s, int dir, int markers, int crc, int probe, const cha
     rx_init(&d->sh, !markers, 1, base, base);
     d->sh_on = !probe;
     d->npeek = 0;
+    if (probe) {
+        /* MPA was left (R=1) or never settled (a bad key): FPDU mode is
+         * said only once an FPDU proves it (on_fpdu), never for octets
+         * that are not one, so that no reader takes this direction's
+         * framing as negotiated.  A reject is said now: MPA is left. */
+        data_flush(s, dir);
+        d->mode = MPA_MODE_FPDU;
+        if (probe == PROBE_REJECT) {
+            mpa_event ev;
+            ev_init(s, &ev, MPA_EV_MODE, dir, d->off);
+            ev.u.mode.mode = MPA_MODE_STREAMING;
+            ev.u.mode.why = why;
+            emit(s, &ev);
+        }
+        return;
+    }
     set_mode(s, dir, MPA_MODE_FPDU, why);
 }
 
@@ -382,6 +410,18 @@ static void judge_std_frame(S *s, int dir)
     if (f->has_enh && !f->enh.a && (f->enh.b | f->enh.c | f->enh.d))
         finding(s, dir, off + 20, MPA_F_ENH_BCD_ZERO, "%s has A=0 with B=%u C=%u D=%u", what, f->enh.b,
                 f->enh.c, f->enh.d);
+}
+
+/* The IRD/ORD header Rev 1 stacks put in the private data before RFC
+ * 6581 (frame.h): named, and decoded in the frame's summary. */
+static void judge_legacy_irdord(S *s, int dir)
+{
+    const dirst *d = &s->d[dir];
+    const mpa_leg_irdord *l = &d->fr.leg;
+    if (l->order != MPA_LEG_NONE)
+        finding(s, dir, d->frame_off + MPA_FRAME_HDR_LEN, MPA_F_QRK_LEG_IRDORD, "%s private data IRD %u ORD %u (%s)",
+                mpa_key_kind_name(d->fr.kind), (unsigned)l->ird, (unsigned)l->ord,
+                l->order == MPA_LEG_BE ? "32-bit, network order" : "32-bit, byte-swapped");
 }
 
 /* The other side must close after an improper frame: it must not answer
@@ -477,7 +517,13 @@ static void frame_done(S *s, int dir)
     ev.u.frame.frame.pd = d->pd;
     uint32_t pd_have = d->pd_lost ? d->pd_valid : f->pd_len;
     ev.u.frame.frame.pd_avail = pd_have < MPA_STREAM_PD_KEEP ? pd_have : MPA_STREAM_PD_KEEP;
-    if (f->kind == MPA_KEY_REQ)
+    /* RFC 5044 2: the Initiator is the first to send data.  A Reply key
+     * as the very first octets of the connection, from the side the
+     * capture saw connect, is the Initiator's frame with the wrong key:
+     * not a Responder speaking first (MPA-STA-RESP-WAIT). */
+    int rep_as_req = f->kind == MPA_KEY_REP && !s->midstream && s->cfg.initiator == dir + 1 && od->off == 0 &&
+                     od->mode == MPA_MODE_STARTUP && !od->have_frame;
+    if (f->kind == MPA_KEY_REQ || rep_as_req)
         d->role = MPA_ROLE_INITIATOR;
     else if (f->kind == MPA_KEY_REP)
         d->role = MPA_ROLE_RESPONDER;
@@ -488,6 +534,14 @@ static void frame_done(S *s, int dir)
 
     judge_answer_to_improper(s, dir, d->frame_off, mpa_key_kind_name(f->kind));
 
+    if (rep_as_req) {
+        if (s->init_dir < 0)
+            s->init_dir = (int8_t)dir;
+        d->bad_key = 1;
+        key_finding(s, dir);
+        set_mode(s, dir, MPA_MODE_STREAMING, "Reply key where a Request was due: not MPA");
+        return;
+    }
     switch (f->kind) {
     case MPA_KEY_UNKNOWN:
         d->bad_key = 1;
@@ -509,6 +563,10 @@ static void frame_done(S *s, int dir)
         break;
     case MPA_KEY_REQ:
         judge_std_frame(s, dir);
+        judge_legacy_irdord(s, dir);
+        /* A property of the Request alone: judged whatever the answer. */
+        if (f->has_enh && f->rev >= 2 && f->enh.a && !(f->enh.b | f->enh.c | f->enh.d))
+            finding(s, dir, d->frame_off + 20, MPA_F_ENH_INIT_OPTS, "Request A=1 B=0 C=0 D=0");
         if (is_kind(s, o, MPA_KEY_REQ)) {
             finding(s, dir, d->frame_off, MPA_F_STA_INIT_INIT,
                     "both ends sent a Request (Initiator/Initiator): the connection must fail");
@@ -523,6 +581,7 @@ static void frame_done(S *s, int dir)
         break;
     case MPA_KEY_REP:
         judge_std_frame(s, dir);
+        judge_legacy_irdord(s, dir);
         if (!od->have_frame && !s->resp_wait_done &&
             !evidence_lost(s, dir, d->frame_off, MPA_F_STA_RESP_WAIT, o, UINT64_MAX)) {
             s->resp_wait_done = 1;
@@ -577,9 +636,8 @@ static void negotiate(S *s)
     uint64_t roff = s->d[r].frame_off;
     int crc = q->c || p->c;
 
-    if (!q->c && !p->c)
-        finding(s, r, roff + 16, MPA_F_CRC_DEFAULT,
-                "C=0 in both Request and Reply: CRCs are off for this connection");
+    /* CRCs off matter only to FPDUs: judged at the first one sent. */
+    s->crc_default_due = !q->c && !p->c && !p->r;
 
     if (q->s && !p->s) {
         if (p->rev >= 2)
@@ -597,9 +655,6 @@ static void negotiate(S *s)
         s->enh = 1;
         if (qe->a != pe->a)
             finding(s, r, roff + 20, MPA_F_ENH_A_ECHO, "Reply A=%u, Request A=%u", pe->a, qe->a);
-        if (qe->a && !(qe->b | qe->c | qe->d))
-            finding(s, i, s->d[i].frame_off + 20, MPA_F_ENH_INIT_OPTS,
-                    "Request has A=1 but none of B, C, D (no RTR type offered)");
         if (pe->a && !p->r && !(pe->b | pe->c | pe->d))
             finding(s, r, roff + 20, MPA_F_ENH_RESP_OPT, "Reply has A=1 but none of B, C, D");
         if (pe->ord > qe->ird && qe->ird != MPA_IRD_ORD_MAX && pe->ord != MPA_IRD_ORD_MAX)
@@ -625,7 +680,8 @@ static void negotiate(S *s)
                 hunt_report_skipped(s, dir);
                 set_mode(s, dir, MPA_MODE_STREAMING, "rejected (R=1): MPA left");
             } else {
-                enter_fpdu(s, dir, k ? q->m : p->m, crc, 1, "rejected (R=1): MPA left, probing for FPDUs");
+                enter_fpdu(s, dir, k ? q->m : p->m, crc, PROBE_REJECT,
+                           "rejected (R=1): MPA left, probing for FPDUs");
             }
         }
         return;
@@ -665,6 +721,13 @@ static size_t feed_startup(S *s, int dir, const uint8_t *p, size_t len)
              * unless the peer can no longer send one. */
             if (hold_dead(s, dir)) {
                 judge_answer_to_improper(s, dir, d->off, "octets");
+                if (d->fr.kind == MPA_KEY_REQ && s->d[!dir].bad_key && !s->failed) {
+                    /* An Initiator may tell the Responder why it gives
+                     * up (Linux siw sends a TERMINATE): decode that
+                     * FPDU, markers off since none were settled. */
+                    enter_fpdu(s, dir, 0, 0, PROBE_BAD_KEY, NULL);
+                    return i;
+                }
                 set_mode(s, dir, MPA_MODE_STREAMING, "the peer never completed the startup");
                 return i;
             }
@@ -727,14 +790,37 @@ static size_t feed_startup(S *s, int dir, const uint8_t *p, size_t len)
 
 /* ---- FPDU mode ------------------------------------------------------- */
 
+enum { VER_QRK = 1, VER_DV = 2, VER_RV = 4 };
+
+/* DDP and RDMAP versions other than 1, named once per direction: version
+ * 0 is the pre-standard RDMAC headers (MPA-QRK-DDP-VERSION), read with
+ * the version 1 layout like every other FPDU; other versions keep their
+ * own ids.  A sender that gets the version wrong gets it wrong in every
+ * FPDU: one finding says so. */
+static void judge_versions(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, uint32_t an)
+{
+    dirst *d = &s->d[dir];
+    unsigned dv0 = (an & MPA_DDP_AN_DV) && h->dv == 0, rv0 = (an & MPA_DDP_AN_RV) && h->rv == 0;
+    if ((dv0 || rv0) && !(d->ver_done & VER_QRK)) {
+        d->ver_done |= VER_QRK;
+        finding(s, dir, off, MPA_F_QRK_DDP_VERSION, "DV=%u RV=%u", h->dv, h->rv);
+    }
+    if ((an & MPA_DDP_AN_DV) && !dv0 && !(d->ver_done & VER_DV)) {
+        d->ver_done |= VER_DV;
+        finding(s, dir, off, MPA_F_DDP_VERSION, "DV=%u", h->dv);
+    }
+    if ((an & MPA_DDP_AN_RV) && !rv0 && !(d->ver_done & VER_RV)) {
+        d->ver_done |= VER_RV;
+        finding(s, dir, off, MPA_F_RDMAP_VERSION, "RV=%u", h->rv);
+    }
+}
+
 static void map_ddp_anomalies(S *s, int dir, uint64_t off, const mpa_ddp *dd, uint32_t an)
 {
     const mpa_ddp_hdr *h = &dd->hdr;
     const char *op = mpa_rdmap_opcode_name(h->opcode);
-    if (an & MPA_DDP_AN_DV)
-        finding(s, dir, off, MPA_F_DDP_VERSION, "DDP version DV=%u, expected 1", h->dv);
-    if (an & MPA_DDP_AN_RV)
-        finding(s, dir, off, MPA_F_RDMAP_VERSION, "RDMAP version RV=%u, expected 1", h->rv);
+    if (an & (MPA_DDP_AN_DV | MPA_DDP_AN_RV))
+        judge_versions(s, dir, off, h, an);
     if (an & MPA_DDP_AN_DDP_RSVD)
         finding(s, dir, off, MPA_F_DDP_RSVD, "DDP control reserved bits 0x%x", h->ddp_rsvd);
     if (an & (MPA_DDP_AN_RDMAP_RSVD | MPA_DDP_AN_RSVDULP_NONZERO))
@@ -1130,6 +1216,48 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
     emit(s, &ev);
 }
 
+/* RFC 5044 4.5: FPDUs fit MULPDU.  Named once per direction (the rest
+ * are counted in the stats); when the peer's frame set Res bit 0x8, the
+ * sender is Linux siw taking that as leave to send GSO-sized FPDUs. */
+static void judge_mulpdu(S *s, int dir, uint64_t foff, uint32_t ulpdu_len)
+{
+    dirst *d = &s->d[dir];
+    unsigned mul = mpa_mulpdu(s->cfg.emss[dir], d->markers);
+    if (ulpdu_len <= mul)
+        return;
+    d->st.mulpdu_over++;
+    if (ulpdu_len > d->st.mulpdu_largest)
+        d->st.mulpdu_largest = ulpdu_len;
+    if (d->mulpdu_done)
+        return;
+    d->mulpdu_done = 1;
+    const mpa_frame *pf = frame_of(s, !dir);
+    /* Whether GSO was offered is in the peer's frame: lost, not judged. */
+    if (!pf && evidence_lost(s, dir, foff, MPA_F_FPD_MULPDU, !dir, UINT64_MAX))
+        return;
+    if (pf && (pf->kind == MPA_KEY_REQ || pf->kind == MPA_KEY_REP) && (pf->res & 0x8))
+        finding(s, dir, foff, MPA_F_QRK_MULPDU_GSO, "ULPDU_Length %u > MULPDU %u (EMSS %u); peer Res 0x%x",
+                ulpdu_len, mul, s->cfg.emss[dir], pf->res);
+    else
+        finding(s, dir, foff, MPA_F_FPD_MULPDU, "ULPDU_Length %u > MULPDU %u (EMSS %u, markers %s)", ulpdu_len,
+                mul, s->cfg.emss[dir], d->markers ? "on" : "off");
+}
+
+/* What a probing direction sent is no FPDU (or it ended, or the capture
+ * lost some of it): not MPA, from where the probe began.  After a reject
+ * leaving MPA was said then; after a bad key it is said now. */
+static void probe_failed(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    int bad_key = d->probe == PROBE_BAD_KEY;
+    d->probe = 0;
+    if (bad_key)
+        set_mode_at(s, dir, d->mode_off, MPA_MODE_STREAMING, "the peer never completed the startup");
+    else
+        d->mode = MPA_MODE_STREAMING;
+    data_add(s, dir, d->mode_off, d->off - d->mode_off, bad_key ? WHY_AFTER_BAD_KEY : WHY_AFTER_REJECT);
+}
+
 static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
 {
     dirst *d = &s->d[dir];
@@ -1137,17 +1265,38 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     uint64_t index = d->nfpdu++;
     int crc_ok = rx->f.crc_wire == rx->f.crc_calc;
 
-    if (d->probe) {
+    if (d->probe == PROBE_REJECT) {
         /* After a reject, only a CRC-valid FPDU counts as an FPDU. */
         if (crc_ok) {
             d->probe = 0;
+            set_mode_at(s, dir, d->mode_off, MPA_MODE_FPDU, "an FPDU after the reject");
             finding(s, dir, foff, MPA_F_STA_NO_FPDU_AFTER_REJECT,
                     "an FPDU (ULPDU_Length %u, valid CRC) follows a Reply with R=1", rx->f.ulpdu_len);
         } else {
-            data_add(s, dir, d->mode_off, d->off - d->mode_off, "not MPA after a rejected startup");
-            set_mode(s, dir, MPA_MODE_STREAMING, "octets after the reject are not FPDUs");
+            probe_failed(s, dir);
             return;
         }
+    } else if (d->probe == PROBE_BAD_KEY) {
+        /* The startup failed: only an FPDU that holds a well-formed
+         * TERMINATE is decoded; its CRC is shown good where it checks,
+         * else not checked (none was negotiated). */
+        mpa_ddp dd;
+        size_t dneed;
+        int term = mpa_ddp_decode(rx->prefix, rx->f.nprefix, rx->f.ulpdu_len, &dd, &dneed) == MPA_OK &&
+                   dd.complete && dd.hdr.opcode == MPA_RDMAP_TERMINATE && !dd.hdr.tagged && dd.hdr.dv == 1 &&
+                   dd.hdr.rv == 1;
+        if (!term) {
+            probe_failed(s, dir);
+            return;
+        }
+        d->probe = 0;
+        d->crc = (uint8_t)crc_ok;
+        set_mode_at(s, dir, d->mode_off, MPA_MODE_FPDU, "a TERMINATE after the peer's unknown key");
+    }
+
+    if (s->crc_default_due) {
+        s->crc_default_due = 0;
+        finding(s, dir, foff, MPA_F_CRC_DEFAULT, "FPDU without CRC: C=0 in both Request and Reply");
     }
 
     mpa_event ev;
@@ -1191,12 +1340,8 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
         finding(s, dir, foff, MPA_F_FPD_PAD, "pad octets (%u) not zero", rx->f.pad_len);
     if (rx->f.ulpdu_len > MPA_ULPDU_MAX)
         finding(s, dir, foff, MPA_F_FPD_ULPDU_MAX, "ULPDU_Length %u > 64768", rx->f.ulpdu_len);
-    if (s->cfg.emss[dir]) {
-        unsigned mul = mpa_mulpdu(s->cfg.emss[dir], d->markers);
-        if (rx->f.ulpdu_len > mul)
-            finding(s, dir, foff, MPA_F_FPD_MULPDU, "ULPDU_Length %u > MULPDU %u (EMSS %u, markers %s)",
-                    rx->f.ulpdu_len, mul, s->cfg.emss[dir], d->markers ? "on" : "off");
-    }
+    if (s->cfg.emss[dir])
+        judge_mulpdu(s, dir, foff, rx->f.ulpdu_len);
     if (e->ddp_status == MPA_E_INVALID)
         finding(s, dir, foff, MPA_F_FPD_ZERO_LEN,
                 "ULPDU of %u octets cannot hold the %zu-octet DDP/RDMAP header it starts", rx->f.ulpdu_len,
@@ -1493,6 +1638,12 @@ static void pd_complete(S *s, int dir)
         d->fr.has_enh = 1;
         d->fr.enh = mpa_enh_unpack(ld_be32(d->pd));
     }
+    /* The header reads from the private data kept (the frame's own pd
+     * stays NULL: the engine's copy is not the caller's). */
+    mpa_frame kept = d->fr;
+    kept.pd = d->pd;
+    kept.pd_avail = valid < MPA_STREAM_PD_KEEP ? valid : MPA_STREAM_PD_KEEP;
+    d->fr.leg = mpa_frame_legacy_irdord(&kept);
     frame_done(s, dir);
 }
 
@@ -1536,9 +1687,8 @@ static void gap_apply(S *s, int dir, uint64_t len)
         return;
     case MPA_MODE_FPDU:
         if (d->probe) {
-            data_add(s, dir, d->mode_off, d->off - d->mode_off, "not MPA after a rejected startup");
+            probe_failed(s, dir);
             d->off += len;
-            set_mode(s, dir, MPA_MODE_STREAMING, "hole after the reject");
             return;
         }
         if (d->rx.started || d->rx.nmk) {
@@ -1629,8 +1779,8 @@ size_t mpa_stream_feed(mpa_stream *st, int dir, const uint8_t *p, size_t len)
             n = len - i;
             data_add(s, dir, d->off, n,
                      d->mode == MPA_MODE_CLOSED ? "octets after FIN/RST"
-                     : s->rejected           ? "not MPA after a rejected startup"
-                     : d->bad_key            ? "not MPA: the startup key was unknown"
+                     : s->rejected           ? WHY_AFTER_REJECT
+                     : d->bad_key            ? WHY_AFTER_BAD_KEY
                                              : "not MPA: the startup failed");
             d->off += n;
             break;
@@ -1691,6 +1841,8 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
         return;
     const char *how = kind == MPA_END_RST ? "RST" : "FIN";
     midstream_note(s, dir);
+    if (d->mode == MPA_MODE_FPDU && d->probe)
+        probe_failed(s, dir);
     /* Part of a startup frame was sent: not a Responder that never replied. */
     int frame_started = d->mode == MPA_MODE_STARTUP && (d->sub == SS_PD || (d->sub == SS_HDR && d->nhdr));
     if (d->mode == MPA_MODE_HUNT) {
@@ -1729,9 +1881,13 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     }
     /* The Responder closing after a proper Request without replying. */
     int o = !dir;
+    /* An Initiator that sent octets after its Request before any Reply
+     * (MPA-STA-INIT-FPDU-WAIT) broke the startup itself: the Responder's
+     * close answers that, not the private data.  Octets of the Initiator
+     * the capture lost may have been such octets: not judged then. */
     if (d->role != MPA_ROLE_INITIATOR && !d->have_frame && !frame_started && is_kind(s, o, MPA_KEY_REQ) &&
-        !s->d[o].improper && !s->d[o].fr.s && !evidence_lost(s, dir, d->off, MPA_F_STA_REJECT, dir, UINT64_MAX) &&
-        !evidence_lost(s, dir, d->off, MPA_F_STA_REJECT, o, s->d[o].frame_off + MPA_FRAME_HDR_LEN + s->d[o].fr.pd_len))
+        !s->d[o].improper && !s->d[o].fr.s && !s->d[o].early_done && !evidence_lost(s, dir, d->off, MPA_F_STA_REJECT, dir, UINT64_MAX) &&
+        !evidence_lost(s, dir, d->off, MPA_F_STA_REJECT, o, UINT64_MAX))
         finding(s, dir, d->off, MPA_F_STA_REJECT,
                 "Responder closed (%s) after a properly formatted Request without a Reply (R=1 expected)",
                 how);
@@ -1746,6 +1902,8 @@ void mpa_stream_finish(mpa_stream *st)
     for (int dir = 0; dir < 2; dir++) {
         dirst *d = &s->d[dir];
         int partial = 1;
+        if (d->mode == MPA_MODE_FPDU && d->probe)
+            probe_failed(s, dir);
         if (d->mode == MPA_MODE_STARTUP && d->sub == SS_HDR && d->nhdr)
             data_add(s, dir, d->frame_off, d->nhdr, "capture ended inside a startup frame");
         else if (d->mode == MPA_MODE_STARTUP && d->sub == SS_PD)

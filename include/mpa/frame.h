@@ -66,6 +66,26 @@ typedef struct mpa_enh {
 uint32_t mpa_enh_pack(const mpa_enh *e);
 mpa_enh mpa_enh_unpack(uint32_t v);
 
+/*
+ * The IRD/ORD negotiation before RFC 6581: some Rev 1 stacks open the
+ * private data with IRD then ORD, each a 32-bit number ([MS-SMBD] 6.1,
+ * "IRD/ORD Negotiate Header", sent by Chelsio T4 adapters and by Linux
+ * siw in its MPA v1 peer-to-peer mode, network order); a byte-swapped
+ * variant writes each number least significant octet first.  Nothing in
+ * the frame says the header is there: it is recognised when both numbers
+ * read in one byte order are 1..65535 (a real depth, upper half zero).
+ */
+typedef enum mpa_leg_order {
+    MPA_LEG_NONE = 0, /* no legacy IRD/ORD header */
+    MPA_LEG_BE,       /* network order, as [MS-SMBD] and siw write it */
+    MPA_LEG_LE,       /* each 32-bit number byte-swapped */
+} mpa_leg_order;
+
+typedef struct mpa_leg_irdord {
+    mpa_leg_order order;
+    uint32_t ird, ord;
+} mpa_leg_irdord;
+
 typedef struct mpa_frame {
     mpa_key_kind kind;
     uint8_t key[MPA_KEY_LEN]; /* as received (Start Key: 15 key octets + flags) */
@@ -84,6 +104,7 @@ typedef struct mpa_frame {
     mpa_enh enh;
     const uint8_t *pd;        /* private data slice in the caller's buffer */
     size_t pd_avail;          /* octets of pd present (<= pd_len) */
+    mpa_leg_irdord leg;       /* the legacy IRD/ORD header, when pd holds one */
 } mpa_frame;
 
 /*
@@ -104,6 +125,11 @@ typedef struct mpa_frame {
  * found: judging them is the checker's job, not the decoder's.
  */
 mpa_status mpa_frame_decode(const uint8_t *p, size_t len, mpa_frame *out, size_t *need);
+
+/* Looks for the legacy header in f: a Rev 1 frame with S=0 and at least
+ * 8 private data octets present (f->pd, f->pd_avail).  Returns the
+ * decode (order MPA_LEG_NONE when absent; f NULL: absent). */
+mpa_leg_irdord mpa_frame_legacy_irdord(const mpa_frame *f);
 
 /* What to encode.  Anything may be wrong on purpose: the injector uses
  * this to build bad frames. */

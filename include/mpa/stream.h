@@ -156,6 +156,11 @@ typedef struct mpa_stream_cfg {
      * left unknown, the engine tries both and takes what the octets
      * prove (a valid CRC, markers that agree with the lengths).
      * initiator: 0 unknown, 1 direction 0 is the Initiator, 2 direction 1.
+     * Outside a mid-stream start it names the side that opened the TCP
+     * connection (RFC 5044 appendix A's active side), when the capture
+     * shows it: a Reply key as that side's first octets, before the peer
+     * sent any, is then an Initiator's wrong key (MPA-FRM-KEY-REQ), not
+     * a Responder speaking first.
      */
     uint8_t midstream;
     uint8_t markers[2]; /* mpa_tri */
@@ -178,6 +183,8 @@ typedef struct mpa_dir_stats {
     uint64_t not_mpa_octets;   /* reported in MPA_EV_DATA */
     uint64_t gap_octets;       /* missing from the capture (mpa_stream_gap) */
     uint64_t resyncs;          /* times decoding locked on again after hunting */
+    uint64_t mulpdu_over;      /* FPDUs with ULPDU_Length over MULPDU (one finding names them) */
+    uint32_t mulpdu_largest;   /* the largest such ULPDU_Length */
 } mpa_dir_stats;
 
 #define MPA_STREAM_PD_KEEP 512

@@ -99,6 +99,7 @@ static void reaction(conn *c, mpa_finding_id id)
     case MPA_F_FPD_ULPDU_MAX:
     case MPA_F_DDP_VERSION:
     case MPA_F_RDMAP_VERSION:
+    case MPA_F_QRK_DDP_VERSION: /* version 0 is not delivered either */
     case MPA_F_DDP_RSVD:
     case MPA_F_RDMAP_RSVD:
     case MPA_F_RDMAP_OPCODE:

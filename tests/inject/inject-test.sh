@@ -200,7 +200,7 @@ run_case fi-no-p2p               initiator-basic             "--enhanced"       
 run_case fi-fpdu-before-rtr      initiator-basic             "--p2p --fault fpdu-before-rtr"       fail 4 'rtr is "none"'
 run_case fi-bad-crc              initiator-basic             "--p2p --fault bad-crc"               fail 4 "MPA-CRC-VALID"
 run_case fi-term-7               initiator-basic             "--p2p --fault term-7"                fail 4 "code\":7"
-run_case fi-no-rtr-option        initiator-basic             "--p2p --fault no-rtr-option"         fail end "error-level finding"
+run_case fi-no-rtr-option        initiator-basic             "--p2p --fault no-rtr-option"         fail 2 "MPA-ENH-INIT-OPTS"
 run_case fi-wrong-rtr-type       initiator-rtr-write-only    "--p2p --fault wrong-rtr-type"        fail 4 'rtr is "send", expected "write"'
 run_case fi-not-init-init        active-active               "--role responder"                    fail 3 'key is "reply", expected "request"'
 

@@ -4,6 +4,8 @@
  * RFC 6581 6 and 9 (S bit, Rev 2, A|B|IRD C|D|ORD), draft-03 8.1.1
  * (Start Key) and the 2007 RtR frame key.
  */
+#include <string.h>
+
 #include "mpa/frame.h"
 #include "t.h"
 
@@ -254,6 +256,50 @@ static void test_encode_faults(void)
     T_EQ(mpa_frame_decode(NULL, 4, NULL, NULL), MPA_E_ARG);
 }
 
+/* The IRD/ORD header of Rev 1 private data before RFC 6581 ([MS-SMBD]
+ * 6.1): two 32-bit numbers, network order or each byte-swapped; built by
+ * hand.  Not read from Rev 2, from S=1, from fewer than 8 octets, nor
+ * when a number is 0 or over 65535 in both orders. */
+static void test_legacy_irdord(void)
+{
+    uint8_t buf[20 + 12];
+    memcpy(buf, REQ_KEY, 16);
+    buf[16] = 0x40; /* C=1 */
+    buf[17] = 1;
+    buf[18] = 0;
+    buf[19] = 12;
+    static const uint8_t be[12] = {0, 0, 0, 8, 0, 0, 1, 0, 0xAA, 0xBB, 0xCC, 0xDD};
+    static const uint8_t le[12] = {16, 0, 0, 0, 4, 0, 0, 0, 1, 2, 3, 4};
+    static const uint8_t none[12] = {0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0};
+    static const uint8_t big[12] = {0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0};
+    const uint8_t *pd[4] = {be, le, none, big};
+    const mpa_leg_order want[4] = {MPA_LEG_BE, MPA_LEG_LE, MPA_LEG_NONE, MPA_LEG_NONE};
+    const uint32_t ird[4] = {8, 16, 0, 0}, ord[4] = {256, 4, 0, 0};
+    for (int k = 0; k < 4; k++) {
+        memcpy(buf + 20, pd[k], 12);
+        mpa_frame f;
+        T_EQ(mpa_frame_decode(buf, sizeof buf, &f, NULL), MPA_OK);
+        mpa_leg_irdord l = mpa_frame_legacy_irdord(&f);
+        T_EQ(l.order, want[k]);
+        T_EQ(l.ird, ird[k]);
+        T_EQ(l.ord, ord[k]);
+        T_EQ(f.leg.order, want[k]); /* the decoder fills it in */
+        T_EQ(f.leg.ird, ird[k]);
+        /* Fewer than 8 octets present: not judged. */
+        for (size_t cut = 20; cut < 28; cut++) {
+            mpa_frame g;
+            mpa_frame_decode(buf, cut, &g, NULL);
+            T_EQ(mpa_frame_legacy_irdord(&g).order, MPA_LEG_NONE);
+        }
+    }
+    memcpy(buf + 20, be, 12);
+    buf[17] = 2; /* Rev 2 */
+    mpa_frame f;
+    T_EQ(mpa_frame_decode(buf, sizeof buf, &f, NULL), MPA_OK);
+    T_EQ(mpa_frame_legacy_irdord(&f).order, MPA_LEG_NONE);
+    T_EQ(mpa_frame_legacy_irdord(NULL).order, MPA_LEG_NONE);
+}
+
 int main(void)
 {
     t_name = "frame";
@@ -264,5 +310,6 @@ int main(void)
     test_roundtrip();
     test_truncation();
     test_encode_faults();
+    test_legacy_irdord();
     return t_done();
 }

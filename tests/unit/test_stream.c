@@ -131,6 +131,66 @@ static void test_bounded(void)
     T_CHECK(mpa_stream_size() <= 16384, "mpa_stream is %zu octets", mpa_stream_size());
 }
 
+/* The log of catalogue scenario slug, run whole (the caller frees it). */
+static cs_log slug_log(const char *slug)
+{
+    cs_scen s;
+    cs_init(&s);
+    T_CHECK(cs_case_build(slug, &s) == 0, "no scenario %s", slug);
+    cs_split w = {0, 0, 0};
+    cs_log l = cs_run(&s, w);
+    cs_free(&s);
+    return l;
+}
+
+/* What the finding ids alone do not show (issue 16): the TERMINATE an
+ * Initiator sends after a Reply with a bad key is decoded, with its CRC
+ * not judged; a Reply key as the TCP client's first frame makes that
+ * client the Initiator; the C=0 warning sits at the first FPDU. */
+static void test_startup_events(void)
+{
+    cs_log l = slug_log("key-rep-term");
+    T_CHECK(strstr(l.s, "d0 @24 FPDU #0 len 22 wire 28 crc not checked") &&
+                strstr(l.s, "TERMINATE LLP/MPA Invalid MPA Request Frame"),
+            "key-rep-term: the TERMINATE is not decoded\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("rep-key-first");
+    T_CHECK(strstr(l.s, "d0 @0 FRAME initiator: MPA Reply") != NULL, "rep-key-first: roles\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("mulpdu");
+    T_CHECK(l.count[MPA_F_FPD_MULPDU] == 1, "mulpdu: MPA-FPD-MULPDU %u times\n%s", l.count[MPA_F_FPD_MULPDU], l.s);
+    cs_log_free(&l);
+    l = slug_log("qrk-mulpdu-gso");
+    T_CHECK(l.count[MPA_F_QRK_MULPDU_GSO] == 2 && !l.count[MPA_F_FPD_MULPDU], "qrk-mulpdu-gso: once per direction\n%s",
+            l.s);
+    cs_log_free(&l);
+    l = slug_log("qrk-ddp-version");
+    T_CHECK(l.count[MPA_F_QRK_DDP_VERSION] == 2 && strstr(l.s, "Send QN 0 MSN 3 MO 0 27 bytes"),
+            "qrk-ddp-version: once per direction, headers decoded\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("ddp-versions");
+    T_CHECK(l.count[MPA_F_DDP_VERSION] == 1 && l.count[MPA_F_RDMAP_VERSION] == 1, "ddp-versions: once\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("qrk-leg-irdord-swapped");
+    T_CHECK(strstr(l.s, "MPA Reply Rev1 M=0 C=1 legacy IRD 16 ORD 4 (byte-swapped) PD 8") != NULL,
+            "qrk-leg-irdord-swapped: not decoded\n%s", l.s);
+    cs_log_free(&l);
+    /* After R=1 no FPDU mode is announced unless an FPDU proves it, and
+     * the ULP's streaming octets are not called an FPDU. */
+    l = slug_log("clean-reject");
+    T_CHECK(strstr(l.s, "MODE fpdu") == NULL && strstr(l.s, "d0 @20 DATA 46 octets (not MPA after a rejected startup)"),
+            "clean-reject: FPDU mode after R=1\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("after-reject-fpdu");
+    T_CHECK(strstr(l.s, "d0 @20 MODE fpdu markers off crc on (an FPDU after the reject)") &&
+                !strstr(l.s, "d1 @20 MODE fpdu"),
+            "after-reject-fpdu: FPDU mode not where the FPDU proved it\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("crc-default");
+    T_CHECK(strstr(l.s, "d0 @20 FINDING MPA-CRC-DEFAULT") != NULL, "crc-default: not at the FPDU\n%s", l.s);
+    cs_log_free(&l);
+}
+
 int main(int argc, char **argv)
 {
     t_name = "stream";
@@ -158,5 +218,6 @@ int main(int argc, char **argv)
     }
     test_bounded();
     test_enh_segments();
+    test_startup_events();
     return t_done();
 }
