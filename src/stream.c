@@ -248,6 +248,7 @@ static void set_mode_at(S *s, int dir, uint64_t off, mpa_dir_mode m, const char 
     ev.u.mode.mode = m;
     ev.u.mode.markers = d->markers;
     ev.u.mode.crc = d->crc;
+    ev.u.mode.probe = m == MPA_MODE_FPDU && d->probe;
     ev.u.mode.why = why;
     emit(s, &ev);
 }
