@@ -129,6 +129,7 @@ static void on_event(void *user, const mpa_event *ev)
     case MPA_EV_FPDU: {
         const mpa_ev_fpdu *f = &ev->u.fpdu;
         it.kind = IW_FPDU;
+        cv->fpdu_mode[ev->dir] = 1;
         it.len = f->wire_len;
         it.u.fpdu.index = f->index;
         it.u.fpdu.ulpdu_len = f->ulpdu_len;
@@ -165,7 +166,10 @@ static void on_event(void *user, const mpa_event *ev)
         it.u.mode.crc = (uint8_t)ev->u.mode.crc;
         it.u.mode.why = ev->u.mode.why;
         if (ev->u.mode.mode == MPA_MODE_FPDU) {
-            cv->fpdu_mode[ev->dir] = 1;
+            /* After a reject the engine only probes: FPDU mode is
+             * reached with the first FPDU. */
+            if (!ev->u.mode.probe)
+                cv->fpdu_mode[ev->dir] = 1;
             cv->markers[ev->dir] = ev->u.mode.markers;
             cv->crc[ev->dir] = ev->u.mode.crc;
             cv->mode_frame[ev->dir] = g_cur.num;

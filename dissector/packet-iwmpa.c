@@ -67,7 +67,8 @@ static int hf_frame = -1, hf_key = -1, hf_key_kind = -1, hf_role = -1, hf_m = -1
 static int hf_fpdu = -1, hf_fpdu_index = -1, hf_ulpdu_length = -1, hf_ulpdu = -1, hf_pad = -1, hf_crc = -1,
            hf_crc_status = -1, hf_marker = -1, hf_marker_res = -1, hf_marker_ptr = -1, hf_rtr = -1,
            hf_rtr_negotiated = -1, hf_fpdu_first_frame = -1;
-static int hf_not_mpa = -1, hf_not_mpa_data = -1, hf_not_mpa_why = -1, hf_hole = -1, hf_mode = -1, hf_finding = -1;
+static int hf_not_mpa = -1, hf_not_mpa_data = -1, hf_not_mpa_why = -1, hf_hole = -1, hf_mode = -1, hf_finding = -1,
+           hf_finding_detail = -1;
 static int hf_ddp_t = -1, hf_ddp_l = -1, hf_ddp_rsvd = -1, hf_ddp_dv = -1, hf_ddp_rsvdulp = -1, hf_ddp_stag = -1,
            hf_ddp_to = -1, hf_ddp_qn = -1, hf_ddp_msn = -1, hf_ddp_mo = -1, hf_ddp_payload_len = -1;
 static int hf_rdmap_rv = -1, hf_rdmap_rsvd = -1, hf_rdmap_opcode = -1, hf_rdmap_inv_stag = -1, hf_rr_sink_stag = -1,
@@ -248,7 +249,12 @@ static void add_findings(packet_info *pinfo, proto_item *pi, const iw_frame *fr,
             continue;
         proto_item *fi = proto_tree_add_string(tree, hf_finding, tvb, 0, 0, r->id);
         proto_item_set_generated(fi);
-        expert_add_info_format(pinfo, pi ? pi : fi, &ei_rule[f->id], "%s: %s", r->id, f->msg);
+        /* The expert info's text is the rule's, fixed per id (so -z expert
+         * and the Expert Information dialog group the instances); the
+         * instance values are a field of their own. */
+        proto_item *di = proto_tree_add_string(tree, hf_finding_detail, tvb, 0, 0, f->msg ? f->msg : "");
+        proto_item_set_generated(di);
+        expert_add_info(pinfo, pi ? pi : fi, &ei_rule[f->id]);
     }
 }
 
@@ -853,6 +859,8 @@ void proto_register_iwmpa(void)
         {&hf_hole, {"Missing from the capture", "iwmpa.hole", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL}},
         {&hf_mode, {"Mode", "iwmpa.mode", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_finding, {"Finding (requirement id)", "iwmpa.finding", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_finding_detail,
+         {"Finding detail (the values seen)", "iwmpa.finding.detail", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_ddp_t, {"T (tagged)", "iwddp.t", FT_BOOLEAN, 8, NULL, 0x80, NULL, HFILL}},
         {&hf_ddp_l, {"L (last)", "iwddp.l", FT_BOOLEAN, 8, NULL, 0x40, NULL, HFILL}},
         {&hf_ddp_rsvd, {"Reserved", "iwddp.rsvd", FT_UINT8, BASE_HEX, NULL, 0x3C, NULL, HFILL}},
