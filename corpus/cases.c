@@ -772,6 +772,71 @@ static void case_rdmap_atomic(cs_scen *s)
     cs_close_both(s);
 }
 
+/* Every RFC 7306 message as RFC 7306 4.1, 5.2 and 6.2 write it: a FetchAdd
+ * and a CmpSwap Request (QN 1), their Atomic Responses (QN 3, the other
+ * way), Immediate Data and Immediate Data with SE (QN 0, 8 octets). */
+static void case_rdmap_7306(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, MPA_QN_READ_REQUEST, 1);
+    d.u.atomic_req.aop = MPA_ATOMIC_FETCH_ADD;
+    d.u.atomic_req.req_id = 0x101;
+    d.u.atomic_req.stag = 0x1234;
+    d.u.atomic_req.to = 0x2000;
+    d.u.atomic_req.add_swap_data = 5;
+    d.u.atomic_req.compare_mask = UINT64_MAX;
+    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, MPA_QN_READ_REQUEST, 2);
+    d.u.atomic_req.aop = MPA_ATOMIC_CMP_SWAP;
+    d.u.atomic_req.req_id = 0x102;
+    d.u.atomic_req.stag = 0x1234;
+    d.u.atomic_req.to = 0x2008;
+    d.u.atomic_req.add_swap_data = 9;
+    d.u.atomic_req.add_swap_mask = UINT64_MAX;
+    d.u.atomic_req.compare_data = 7;
+    d.u.atomic_req.compare_mask = 0xFFFFFFFFu;
+    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    d = cs_ul_untagged(MPA_RDMAP_ATOMIC_RESPONSE, MPA_QN_ATOMIC_RESP, 1);
+    d.u.atomic_resp.orig_req_id = 0x101;
+    d.u.atomic_resp.orig_value = 40;
+    cs_fpdu(s, D1, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    d = cs_ul_untagged(MPA_RDMAP_ATOMIC_RESPONSE, MPA_QN_ATOMIC_RESP, 2);
+    d.u.atomic_resp.orig_req_id = 0x102;
+    d.u.atomic_resp.orig_value = 7;
+    cs_fpdu(s, D1, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    d = cs_ul_untagged(MPA_RDMAP_IMMEDIATE, MPA_QN_SEND, 1);
+    d.u.imm.data = 0x0102030405060708ull;
+    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    d = cs_ul_untagged(MPA_RDMAP_IMMEDIATE_SE, MPA_QN_SEND, 2);
+    d.u.imm.data = 0x1112131415161718ull;
+    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    cs_close_both(s);
+}
+
+/* RFC 7306 4.2, 6.3: Immediate Data is exactly 8 octets, an Atomic
+ * Response its header alone. */
+static void case_rdmap_ext_len(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_IMMEDIATE, MPA_QN_SEND, 1);
+    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 4, g_ul, sizeof g_ul));
+    d = cs_ul_untagged(MPA_RDMAP_ATOMIC_RESPONSE, MPA_QN_ATOMIC_RESP, 1);
+    d.hdr.last = 0;
+    cs_fpdu(s, D1, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    cs_close_both(s);
+}
+
+/* RFC 7306 5.2.1: a FetchAdd with Compare Mask 0 (it sends all ones). */
+static void case_rdmap_atomic_unused(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, MPA_QN_READ_REQUEST, 1);
+    d.u.atomic_req.aop = MPA_ATOMIC_FETCH_ADD;
+    d.u.atomic_req.add_swap_data = 1;
+    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    cs_close_both(s);
+}
+
 /* ---- the capture itself: holes and mid-stream starts ------------------ */
 
 /* One segment of each direction lost (the peer got it; the capture did
@@ -788,6 +853,22 @@ static void case_cap_hole(cs_scen *s)
             s->ch[s->nch - 2].kind = CS_LOST;
         }
     }
+    cs_close_both(s);
+}
+
+/* A lost segment whose successor is captured before the peer's pure ACK
+ * past the hole: the reassembly delivers that successor while reading the
+ * ACK (RFC 9293 3.10.7.4), but its FPDU belongs to the frame that carried
+ * its octets (the plugin draws it there, with its CRC and DDP fields). */
+static void case_cap_hole_acked(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    for (unsigned i = 0; i < 4; i++) {
+        cs_send(s, D0, i + 1, 100 + 40 * i);
+        if (i == 2)
+            cs_lose_last(s);
+    }
+    cs_send(s, D1, 1, 80);
     cs_close_both(s);
 }
 
@@ -916,9 +997,16 @@ const cs_case cs_cases[] = {
     {"rdmap-tagged-qn", "tagged Send, Send to QN 5", case_rdmap_tagged_qn, "MPA-RDMAP-TAGGED MPA-DDP-QN"},
     {"rdmap-one-seg", "Read Request L=0", case_rdmap_one_seg, "MPA-RDMAP-ONE-SEG"},
     {"rdmap-atomic", "Atomic AOpCode 7", case_rdmap_atomic, "MPA-RDMAP-ATOMIC"},
+    {"rdmap-7306", "every RFC 7306 message, as RFC 7306 writes it", case_rdmap_7306, ""},
+    {"rdmap-ext-len", "Immediate Data with 12 octets, an Atomic Response with L=0 (RFC 7306 4.2, 6.3)",
+     case_rdmap_ext_len, "MPA-RDMAP-EXT-LEN"},
+    {"rdmap-atomic-unused", "FetchAdd with Compare Mask 0 (RFC 7306 5.2.1)", case_rdmap_atomic_unused,
+     "MPA-RDMAP-ATOMIC-UNUSED"},
     {"cap-hole", "a lost segment each way (RFC 5044 4.3)", case_cap_hole, "MPA-CAP-HOLE MPA-CAP-RESYNC"},
     {"cap-not-judged", "the Initiator's first FPDU lost: the Responder's first FPDU not judged (RFC 5044 7.1.2)",
      case_cap_not_judged, "MPA-CAP-HOLE MPA-CAP-NOT-JUDGED MPA-CAP-RESYNC"},
+    {"cap-hole-acked", "a lost segment, its successor captured before the peer's ACK past the hole (RFC 5044 4.3)",
+     case_cap_hole_acked, "MPA-CAP-HOLE MPA-CAP-RESYNC"},
     {"cap-resync-failed", "every CRC wrong after a hole: no resync, and why (RFC 5044 4.4)", case_cap_resync_failed,
      "MPA-CAP-HOLE MPA-CAP-RESYNC-FAILED"},
     {"cap-midstream", "capture starts mid-stream, markers one way", case_cap_midstream,

@@ -725,6 +725,12 @@ static void map_ddp_anomalies(S *s, int dir, uint64_t off, const mpa_ddp *dd, ui
     if (an & (MPA_DDP_AN_ATOMIC_OP | MPA_DDP_AN_ATOMIC_RSVD))
         finding(s, dir, off, MPA_F_RDMAP_ATOMIC, "Atomic Request AOpCode 0x%x, reserved 0x%x",
                 dd->u.atomic_req.aop, dd->u.atomic_req.rsvd);
+    if (an & MPA_DDP_AN_EXT_LEN)
+        finding(s, dir, off, MPA_F_RDMAP_EXT_LEN, "%s with L=%u MO=%u, %zu octets after the header", op, h->last,
+                h->mo, dd->payload_len);
+    if (an & MPA_DDP_AN_ATOMIC_UNUSED)
+        finding(s, dir, off, MPA_F_RDMAP_ATOMIC_UNUSED, "FetchAdd with Compare Data 0x%llx, Compare Mask 0x%llx",
+                (unsigned long long)dd->u.atomic_req.compare_data, (unsigned long long)dd->u.atomic_req.compare_mask);
 }
 
 static void check_terminate(S *s, int dir, uint64_t off, const mpa_ddp *dd, uint32_t an)
