@@ -857,9 +857,10 @@ static void case_cap_hole(cs_scen *s)
 }
 
 /* A lost segment whose successor is captured before the peer's pure ACK
- * past the hole: the reassembly delivers that successor while reading the
- * ACK (RFC 9293 3.10.7.4), but its FPDU belongs to the frame that carried
- * its octets (the plugin draws it there, with its CRC and DDP fields). */
+ * past the hole: the reassembly delivers that successor only while reading
+ * the ACK (RFC 9293 3.10.7.4: the ACK proves the receiver got the lost
+ * octets).  Its FPDU is whole and decoded: CRC, DDP and RDMAP headers, and
+ * the frame that carried its octets. */
 static void case_cap_hole_acked(cs_scen *s)
 {
     cs_start_plain(s, 0, 0);

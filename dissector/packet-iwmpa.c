@@ -709,6 +709,11 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     add_findings(pinfo, ti, fr, 0, fr->n_loose, mt, anchor);
     /* The Info column is built only where columns are. */
     wmem_strbuf_t *info = pinfo->cinfo ? wmem_strbuf_new(pinfo->pool, "") : NULL;
+    /* A frame without payload of its own (the peer's ACK that declared a
+     * hole, so that the octets queued behind it were decoded now) draws
+     * the FPDUs from track's copy, CRC and headers included: an empty
+     * payload is their parent. */
+    tvbuff_t *fpdu_src = payload ? payload : tvb_new_subset_length(tvb, 0, 0);
     for (unsigned k = 0; k < fr->n_items; k++) {
         const iw_item *it = &fr->items[k];
         switch ((iw_kind)it->kind) {
@@ -716,7 +721,7 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
             draw_frame(it, pinfo, mt, payload, fr, info);
             break;
         case IW_FPDU:
-            draw_fpdu(it, pinfo, mt, payload, fr, info);
+            draw_fpdu(it, pinfo, mt, fpdu_src, fr, info);
             break;
         case IW_DATA: {
             if (it->u.data.fpdu_cut) {

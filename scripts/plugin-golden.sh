@@ -272,7 +272,7 @@ done
 mkdir -p "$tmp/pub"
 chmod 755 "$tmp" "$tmp/pub"
 # (Not over IP fragments: there IP's own Info column differs in -2.)
-for name in scen-crc-bad interop-demo loss-markers reorder wrap-markers; do
+for name in scen-crc-bad interop-demo loss-markers reorder wrap-markers scen-cap-hole-acked; do
     f=$(find captures -maxdepth 1 -name "$name.pcap*" | head -n 1)
     cp "$f" "$tmp/pub/"
     chmod 644 "$tmp/pub/$(basename "$f")"
