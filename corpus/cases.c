@@ -762,13 +762,42 @@ static void case_rdmap_one_seg(cs_scen *s)
     cs_close_both(s);
 }
 
+/* The ULPDU of d with payload octets after its headers, as one FPDU of dir. */
+static void ul_send(cs_scen *s, int dir, mpa_ddp *d, size_t payload)
+{
+    cs_fpdu(s, dir, g_ul, cs_ul_build(d, payload, g_ul, sizeof g_ul));
+}
+
+/* An Atomic Request (QN 1) as RFC 7306 5.2.1 writes it: the fields aop
+ * does not use as it sets them (Compare Data 0, unused masks all ones). */
+static mpa_ddp atomic_req(unsigned msn, unsigned aop, uint32_t req_id, uint64_t to, uint64_t data)
+{
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, MPA_QN_READ_REQUEST, msn);
+    d.u.atomic_req.aop = (uint8_t)aop;
+    d.u.atomic_req.req_id = req_id;
+    d.u.atomic_req.stag = 0x1234;
+    d.u.atomic_req.to = to;
+    d.u.atomic_req.add_swap_data = data;
+    d.u.atomic_req.add_swap_mask = aop == MPA_ATOMIC_FETCH_ADD ? 0 : UINT64_MAX;
+    d.u.atomic_req.compare_mask = UINT64_MAX;
+    return d;
+}
+
+/* An Atomic Response (QN 3) to the Request req_id. */
+static mpa_ddp atomic_resp(unsigned msn, uint32_t req_id, uint64_t value)
+{
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_RESPONSE, MPA_QN_ATOMIC_RESP, msn);
+    d.u.atomic_resp.orig_req_id = req_id;
+    d.u.atomic_resp.orig_value = value;
+    return d;
+}
+
 static void case_rdmap_atomic(cs_scen *s)
 {
     cs_start_plain(s, 0, 0);
     mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, 1, 1);
     d.u.atomic_req.aop = 7;
-    size_t n = cs_ul_build(&d, 0, g_ul, sizeof g_ul);
-    cs_fpdu(s, D0, g_ul, n);
+    ul_send(s, D0, &d, 0);
     cs_close_both(s);
 }
 
@@ -778,38 +807,22 @@ static void case_rdmap_atomic(cs_scen *s)
 static void case_rdmap_7306(cs_scen *s)
 {
     cs_start_plain(s, 0, 0);
-    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, MPA_QN_READ_REQUEST, 1);
-    d.u.atomic_req.aop = MPA_ATOMIC_FETCH_ADD;
-    d.u.atomic_req.req_id = 0x101;
-    d.u.atomic_req.stag = 0x1234;
-    d.u.atomic_req.to = 0x2000;
-    d.u.atomic_req.add_swap_data = 5;
-    d.u.atomic_req.compare_mask = UINT64_MAX;
-    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
-    d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, MPA_QN_READ_REQUEST, 2);
-    d.u.atomic_req.aop = MPA_ATOMIC_CMP_SWAP;
-    d.u.atomic_req.req_id = 0x102;
-    d.u.atomic_req.stag = 0x1234;
-    d.u.atomic_req.to = 0x2008;
-    d.u.atomic_req.add_swap_data = 9;
-    d.u.atomic_req.add_swap_mask = UINT64_MAX;
+    mpa_ddp d = atomic_req(1, MPA_ATOMIC_FETCH_ADD, 0x101, 0x2000, 5);
+    ul_send(s, D0, &d, 0);
+    d = atomic_req(2, MPA_ATOMIC_CMP_SWAP, 0x102, 0x2008, 9);
     d.u.atomic_req.compare_data = 7;
     d.u.atomic_req.compare_mask = 0xFFFFFFFFu;
-    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
-    d = cs_ul_untagged(MPA_RDMAP_ATOMIC_RESPONSE, MPA_QN_ATOMIC_RESP, 1);
-    d.u.atomic_resp.orig_req_id = 0x101;
-    d.u.atomic_resp.orig_value = 40;
-    cs_fpdu(s, D1, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
-    d = cs_ul_untagged(MPA_RDMAP_ATOMIC_RESPONSE, MPA_QN_ATOMIC_RESP, 2);
-    d.u.atomic_resp.orig_req_id = 0x102;
-    d.u.atomic_resp.orig_value = 7;
-    cs_fpdu(s, D1, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    ul_send(s, D0, &d, 0);
+    d = atomic_resp(1, 0x101, 40);
+    ul_send(s, D1, &d, 0);
+    d = atomic_resp(2, 0x102, 7);
+    ul_send(s, D1, &d, 0);
     d = cs_ul_untagged(MPA_RDMAP_IMMEDIATE, MPA_QN_SEND, 1);
     d.u.imm.data = 0x0102030405060708ull;
-    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    ul_send(s, D0, &d, 0);
     d = cs_ul_untagged(MPA_RDMAP_IMMEDIATE_SE, MPA_QN_SEND, 2);
     d.u.imm.data = 0x1112131415161718ull;
-    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    ul_send(s, D0, &d, 0);
     cs_close_both(s);
 }
 
@@ -819,10 +832,10 @@ static void case_rdmap_ext_len(cs_scen *s)
 {
     cs_start_plain(s, 0, 0);
     mpa_ddp d = cs_ul_untagged(MPA_RDMAP_IMMEDIATE, MPA_QN_SEND, 1);
-    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 4, g_ul, sizeof g_ul));
-    d = cs_ul_untagged(MPA_RDMAP_ATOMIC_RESPONSE, MPA_QN_ATOMIC_RESP, 1);
+    ul_send(s, D0, &d, 4);
+    d = atomic_resp(1, 0, 0);
     d.hdr.last = 0;
-    cs_fpdu(s, D1, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    ul_send(s, D1, &d, 0);
     cs_close_both(s);
 }
 
@@ -830,10 +843,9 @@ static void case_rdmap_ext_len(cs_scen *s)
 static void case_rdmap_atomic_unused(cs_scen *s)
 {
     cs_start_plain(s, 0, 0);
-    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, MPA_QN_READ_REQUEST, 1);
-    d.u.atomic_req.aop = MPA_ATOMIC_FETCH_ADD;
-    d.u.atomic_req.add_swap_data = 1;
-    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    mpa_ddp d = atomic_req(1, MPA_ATOMIC_FETCH_ADD, 0, 0, 1);
+    d.u.atomic_req.compare_mask = 0;
+    ul_send(s, D0, &d, 0);
     cs_close_both(s);
 }
 

@@ -443,7 +443,8 @@ static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_in
     case MPA_RDMAP_ATOMIC_REQUEST: {
         const mpa_atomic_req *a = &d.u.atomic_req;
         proto_tree_add_uint(rt, hf_at_rsvd, u, at, 4, a->rsvd << 4);
-        proto_tree_add_uint(rt, hf_at_aop, u, at, 4, a->aop);
+        proto_tree_add_uint_format_value(rt, hf_at_aop, u, at, 4, a->aop, "%u (%s)", a->aop,
+                                         mpa_atomic_opcode_name(a->aop));
         proto_tree_add_uint(rt, hf_at_req_id, u, at + 4, 4, a->req_id);
         proto_tree_add_uint(rt, hf_at_stag, u, at + 8, 4, a->stag);
         proto_tree_add_uint64(rt, hf_at_to, u, at + 12, 8, a->to);
