@@ -58,7 +58,7 @@ const char *mpa_atomic_opcode_name(unsigned aop)
 {
     switch (aop) {
     case MPA_ATOMIC_FETCH_ADD: return "FetchAdd";
-    case MPA_ATOMIC_SWAP: return "Swap (no code in RFC 7306)";
+    case MPA_ATOMIC_SWAP: return "Reserved";
     case MPA_ATOMIC_CMP_SWAP: return "CmpSwap";
     default: return "unknown";
     }
@@ -564,8 +564,9 @@ uint32_t mpa_ddp_anomalies(const mpa_ddp *d)
     case MPA_RDMAP_ATOMIC_REQUEST:
         if (body_seen < 4)
             break;
-        /* RFC 7306 Figure 5 assigns FetchAdd (0000b) and CmpSwap (0010b)
-         * only; the field texts mention a Swap that has no code. */
+        /* RFC 7306 Figure 5 and 10.1 assign FetchAdd (0x0) and CmpSwap
+         * (0x2); 0x1 is Reserved (the field texts mention a Swap that has
+         * no code). */
         if (d->u.atomic_req.aop != MPA_ATOMIC_FETCH_ADD && d->u.atomic_req.aop != MPA_ATOMIC_CMP_SWAP)
             a |= MPA_DDP_AN_ATOMIC_OP;
         if (d->u.atomic_req.rsvd != 0)

@@ -125,7 +125,10 @@ enum mpa_ddp_qn {
     MPA_QN_ATOMIC_RESP = 3, /* Atomic Responses (RFC 7306)          */
 };
 
-/* RFC 7306 atomic operation codes (AOpCode). */
+/* RFC 7306 atomic operation codes (AOpCode; the registry of RFC 7306
+ * 10.1, Figure 5).  0x1 is Reserved there: the field texts of 5.2.1 still
+ * speak of a Swap, but no code was assigned to one, so an Atomic Request
+ * with 0x1 breaks MPA-RDMAP-ATOMIC.  The name stays for existing users. */
 enum mpa_atomic_opcode {
     MPA_ATOMIC_FETCH_ADD = 0x0,
     MPA_ATOMIC_SWAP = 0x1,

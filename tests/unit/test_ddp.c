@@ -605,7 +605,7 @@ static void test_rfc7306_atomic_request(void)
     T_EQ(mpa_ddp_anomalies(&d), 0);
     T_STREQ(mpa_rdmap_opcode_name(0xA), "Atomic Request");
     T_STREQ(mpa_atomic_opcode_name(0), "FetchAdd");
-    T_STREQ(mpa_atomic_opcode_name(1), "Swap (no code in RFC 7306)");
+    T_STREQ(mpa_atomic_opcode_name(1), "Reserved");
     T_STREQ(mpa_atomic_opcode_name(2), "CmpSwap");
     T_STREQ(mpa_atomic_opcode_name(3), "unknown");
     check_prefixes("atomic request", b, n);
@@ -986,7 +986,7 @@ static void test_anomalies_each_bit(void)
     T_EQ(an_of(b, n + 52, n + 52), MPA_DDP_AN_ATOMIC_OP);
     b[n + 3] = 0x12; /* reserved bit 27, AOpCode CmpSwap */
     T_EQ(an_of(b, n + 52, n + 52), MPA_DDP_AN_ATOMIC_RSVD);
-    /* RFC 7306 Figure 5: 0001b has no operation */
+    /* RFC 7306 Figure 5, 10.1: 0x1 is Reserved */
     b[n + 3] = 0x01;
     T_EQ(an_of(b, n + 52, n + 52), MPA_DDP_AN_ATOMIC_OP);
     /* RFC 7306 5.2.1: a FetchAdd sends Compare Data 0, Compare Mask ones */
