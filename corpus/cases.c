@@ -833,6 +833,8 @@ static void case_rdmap_ext_len(cs_scen *s)
     cs_start_plain(s, 0, 0);
     mpa_ddp d = cs_ul_untagged(MPA_RDMAP_IMMEDIATE, MPA_QN_SEND, 1);
     ul_send(s, D0, &d, 4);
+    d = atomic_req(1, MPA_ATOMIC_FETCH_ADD, 0, 0, 1);
+    ul_send(s, D0, &d, 0);
     d = atomic_resp(1, 0, 0);
     d.hdr.last = 0;
     ul_send(s, D1, &d, 0);
@@ -846,6 +848,23 @@ static void case_rdmap_atomic_unused(cs_scen *s)
     mpa_ddp d = atomic_req(1, MPA_ATOMIC_FETCH_ADD, 0, 0, 1);
     d.u.atomic_req.compare_mask = 0;
     ul_send(s, D0, &d, 0);
+    cs_close_both(s);
+}
+
+/* RFC 7306 5.2.2: Responses answer the other side's Requests in order,
+ * by Request Identifier: the Response to Request 2 comes before the one
+ * to Request 1, then a Response for which no Request is outstanding. */
+static void case_rdmap_atomic_resp(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_ddp d = atomic_req(1, MPA_ATOMIC_FETCH_ADD, 1, 0x2000, 1);
+    ul_send(s, D0, &d, 0);
+    d = atomic_req(2, MPA_ATOMIC_FETCH_ADD, 2, 0x2008, 1);
+    ul_send(s, D0, &d, 0);
+    d = atomic_resp(1, 2, 0);
+    ul_send(s, D1, &d, 0);
+    d = atomic_resp(2, 1, 0);
+    ul_send(s, D1, &d, 0);
     cs_close_both(s);
 }
 
@@ -1013,6 +1032,8 @@ const cs_case cs_cases[] = {
     {"rdmap-7306", "every RFC 7306 message, as RFC 7306 writes it", case_rdmap_7306, ""},
     {"rdmap-ext-len", "Immediate Data with 12 octets, an Atomic Response with L=0 (RFC 7306 4.2, 6.3)",
      case_rdmap_ext_len, "MPA-RDMAP-EXT-LEN"},
+    {"rdmap-atomic-resp", "Atomic Responses out of order, one with no Request outstanding (RFC 7306 5.2.2)",
+     case_rdmap_atomic_resp, "MPA-RDMAP-ATOMIC-RESP"},
     {"rdmap-atomic-unused", "FetchAdd with Compare Mask 0 (RFC 7306 5.2.1)", case_rdmap_atomic_unused,
      "MPA-RDMAP-ATOMIC-UNUSED"},
     {"cap-hole", "a lost segment each way (RFC 5044 4.3)", case_cap_hole, "MPA-CAP-HOLE MPA-CAP-RESYNC"},
