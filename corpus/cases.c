@@ -763,9 +763,9 @@ static void case_rdmap_one_seg(cs_scen *s)
 }
 
 /* The ULPDU of d with payload octets after its headers, as one FPDU of dir. */
-static void ul_send(cs_scen *s, int dir, mpa_ddp *d, size_t payload)
+static void ul_send(cs_scen *s, int dir, mpa_ddp d, size_t payload)
 {
-    cs_fpdu(s, dir, g_ul, cs_ul_build(d, payload, g_ul, sizeof g_ul));
+    cs_fpdu(s, dir, g_ul, cs_ul_build(&d, payload, g_ul, sizeof g_ul));
 }
 
 /* An Atomic Request (QN 1) as RFC 7306 5.2.1 writes it: the fields aop
@@ -792,13 +792,19 @@ static mpa_ddp atomic_resp(unsigned msn, uint32_t req_id, uint64_t value)
     return d;
 }
 
-static void case_rdmap_atomic(cs_scen *s)
+/* A plain connection whose Initiator sends the one message d. */
+static void one_message(cs_scen *s, mpa_ddp d)
 {
     cs_start_plain(s, 0, 0);
+    ul_send(s, D0, d, 0);
+    cs_close_both(s);
+}
+
+static void case_rdmap_atomic(cs_scen *s)
+{
     mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, 1, 1);
     d.u.atomic_req.aop = 7;
-    ul_send(s, D0, &d, 0);
-    cs_close_both(s);
+    one_message(s, d);
 }
 
 /* Every RFC 7306 message as RFC 7306 4.1, 5.2 and 6.2 write it: a FetchAdd
@@ -807,22 +813,19 @@ static void case_rdmap_atomic(cs_scen *s)
 static void case_rdmap_7306(cs_scen *s)
 {
     cs_start_plain(s, 0, 0);
-    mpa_ddp d = atomic_req(1, MPA_ATOMIC_FETCH_ADD, 0x101, 0x2000, 5);
-    ul_send(s, D0, &d, 0);
-    d = atomic_req(2, MPA_ATOMIC_CMP_SWAP, 0x102, 0x2008, 9);
+    ul_send(s, D0, atomic_req(1, MPA_ATOMIC_FETCH_ADD, 0x101, 0x2000, 5), 0);
+    mpa_ddp d = atomic_req(2, MPA_ATOMIC_CMP_SWAP, 0x102, 0x2008, 9);
     d.u.atomic_req.compare_data = 7;
     d.u.atomic_req.compare_mask = 0xFFFFFFFFu;
-    ul_send(s, D0, &d, 0);
-    d = atomic_resp(1, 0x101, 40);
-    ul_send(s, D1, &d, 0);
-    d = atomic_resp(2, 0x102, 7);
-    ul_send(s, D1, &d, 0);
+    ul_send(s, D0, d, 0);
+    ul_send(s, D1, atomic_resp(1, 0x101, 40), 0);
+    ul_send(s, D1, atomic_resp(2, 0x102, 7), 0);
     d = cs_ul_untagged(MPA_RDMAP_IMMEDIATE, MPA_QN_SEND, 1);
     d.u.imm.data = 0x0102030405060708ull;
-    ul_send(s, D0, &d, 0);
+    ul_send(s, D0, d, 0);
     d = cs_ul_untagged(MPA_RDMAP_IMMEDIATE_SE, MPA_QN_SEND, 2);
     d.u.imm.data = 0x1112131415161718ull;
-    ul_send(s, D0, &d, 0);
+    ul_send(s, D0, d, 0);
     cs_close_both(s);
 }
 
@@ -832,23 +835,20 @@ static void case_rdmap_ext_len(cs_scen *s)
 {
     cs_start_plain(s, 0, 0);
     mpa_ddp d = cs_ul_untagged(MPA_RDMAP_IMMEDIATE, MPA_QN_SEND, 1);
-    ul_send(s, D0, &d, 4);
-    d = atomic_req(1, MPA_ATOMIC_FETCH_ADD, 0, 0, 1);
-    ul_send(s, D0, &d, 0);
+    ul_send(s, D0, d, 4);
+    ul_send(s, D0, atomic_req(1, MPA_ATOMIC_FETCH_ADD, 0, 0, 1), 0);
     d = atomic_resp(1, 0, 0);
     d.hdr.last = 0;
-    ul_send(s, D1, &d, 0);
+    ul_send(s, D1, d, 0);
     cs_close_both(s);
 }
 
 /* RFC 7306 5.2.1: a FetchAdd with Compare Mask 0 (it sends all ones). */
 static void case_rdmap_atomic_unused(cs_scen *s)
 {
-    cs_start_plain(s, 0, 0);
     mpa_ddp d = atomic_req(1, MPA_ATOMIC_FETCH_ADD, 0, 0, 1);
     d.u.atomic_req.compare_mask = 0;
-    ul_send(s, D0, &d, 0);
-    cs_close_both(s);
+    one_message(s, d);
 }
 
 /* RFC 7306 5.2.2: Responses answer the other side's Requests in order,
@@ -857,14 +857,10 @@ static void case_rdmap_atomic_unused(cs_scen *s)
 static void case_rdmap_atomic_resp(cs_scen *s)
 {
     cs_start_plain(s, 0, 0);
-    mpa_ddp d = atomic_req(1, MPA_ATOMIC_FETCH_ADD, 1, 0x2000, 1);
-    ul_send(s, D0, &d, 0);
-    d = atomic_req(2, MPA_ATOMIC_FETCH_ADD, 2, 0x2008, 1);
-    ul_send(s, D0, &d, 0);
-    d = atomic_resp(1, 2, 0);
-    ul_send(s, D1, &d, 0);
-    d = atomic_resp(2, 1, 0);
-    ul_send(s, D1, &d, 0);
+    ul_send(s, D0, atomic_req(1, MPA_ATOMIC_FETCH_ADD, 1, 0x2000, 1), 0);
+    ul_send(s, D0, atomic_req(2, MPA_ATOMIC_FETCH_ADD, 2, 0x2008, 1), 0);
+    ul_send(s, D1, atomic_resp(1, 2, 0), 0);
+    ul_send(s, D1, atomic_resp(2, 1, 0), 0);
     cs_close_both(s);
 }
 
