@@ -1133,13 +1133,105 @@ static void case_rdmap_one_seg(cs_scen *s)
     cs_close_both(s);
 }
 
-static void case_rdmap_atomic(cs_scen *s)
+/* The ULPDU of d with payload octets after its headers, as one FPDU of dir. */
+static void ul_send(cs_scen *s, int dir, mpa_ddp d, size_t payload)
+{
+    cs_fpdu(s, dir, g_ul, cs_ul_build(&d, payload, g_ul, sizeof g_ul));
+}
+
+/* An Atomic Request (QN 1) as RFC 7306 5.2.1 writes it: the fields aop
+ * does not use as it sets them (Compare Data 0, unused masks all ones). */
+static mpa_ddp atomic_req(unsigned msn, unsigned aop, uint32_t req_id, uint64_t to, uint64_t data)
+{
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, MPA_QN_READ_REQUEST, msn);
+    d.u.atomic_req.aop = (uint8_t)aop;
+    d.u.atomic_req.req_id = req_id;
+    d.u.atomic_req.stag = 0x1234;
+    d.u.atomic_req.to = to;
+    d.u.atomic_req.add_swap_data = data;
+    d.u.atomic_req.add_swap_mask = aop == MPA_ATOMIC_FETCH_ADD ? 0 : UINT64_MAX;
+    d.u.atomic_req.compare_mask = UINT64_MAX;
+    return d;
+}
+
+/* An Atomic Response (QN 3) to the Request req_id. */
+static mpa_ddp atomic_resp(unsigned msn, uint32_t req_id, uint64_t value)
+{
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_RESPONSE, MPA_QN_ATOMIC_RESP, msn);
+    d.u.atomic_resp.orig_req_id = req_id;
+    d.u.atomic_resp.orig_value = value;
+    return d;
+}
+
+/* A plain connection whose Initiator sends the one message d. */
+static void one_message(cs_scen *s, mpa_ddp d)
 {
     cs_start_plain(s, 0, 0);
+    ul_send(s, D0, d, 0);
+    cs_close_both(s);
+}
+
+static void case_rdmap_atomic(cs_scen *s)
+{
     mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, 1, 1);
     d.u.atomic_req.aop = 7;
-    size_t n = cs_ul_build(&d, 0, g_ul, sizeof g_ul);
-    cs_fpdu(s, D0, g_ul, n);
+    one_message(s, d);
+}
+
+/* Every RFC 7306 message as RFC 7306 4.1, 5.2 and 6.2 write it: a FetchAdd
+ * and a CmpSwap Request (QN 1), their Atomic Responses (QN 3, the other
+ * way), Immediate Data and Immediate Data with SE (QN 0, 8 octets). */
+static void case_rdmap_7306(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    ul_send(s, D0, atomic_req(1, MPA_ATOMIC_FETCH_ADD, 0x101, 0x2000, 5), 0);
+    mpa_ddp d = atomic_req(2, MPA_ATOMIC_CMP_SWAP, 0x102, 0x2008, 9);
+    d.u.atomic_req.compare_data = 7;
+    d.u.atomic_req.compare_mask = 0xFFFFFFFFu;
+    ul_send(s, D0, d, 0);
+    ul_send(s, D1, atomic_resp(1, 0x101, 40), 0);
+    ul_send(s, D1, atomic_resp(2, 0x102, 7), 0);
+    d = cs_ul_untagged(MPA_RDMAP_IMMEDIATE, MPA_QN_SEND, 1);
+    d.u.imm.data = 0x0102030405060708ull;
+    ul_send(s, D0, d, 0);
+    d = cs_ul_untagged(MPA_RDMAP_IMMEDIATE_SE, MPA_QN_SEND, 2);
+    d.u.imm.data = 0x1112131415161718ull;
+    ul_send(s, D0, d, 0);
+    cs_close_both(s);
+}
+
+/* RFC 7306 4.2, 6.3: Immediate Data is exactly 8 octets, an Atomic
+ * Response its header alone. */
+static void case_rdmap_ext_len(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_IMMEDIATE, MPA_QN_SEND, 1);
+    ul_send(s, D0, d, 4);
+    ul_send(s, D0, atomic_req(1, MPA_ATOMIC_FETCH_ADD, 0, 0, 1), 0);
+    d = atomic_resp(1, 0, 0);
+    d.hdr.last = 0;
+    ul_send(s, D1, d, 0);
+    cs_close_both(s);
+}
+
+/* RFC 7306 5.2.1: a FetchAdd with Compare Mask 0 (it sends all ones). */
+static void case_rdmap_atomic_unused(cs_scen *s)
+{
+    mpa_ddp d = atomic_req(1, MPA_ATOMIC_FETCH_ADD, 0, 0, 1);
+    d.u.atomic_req.compare_mask = 0;
+    one_message(s, d);
+}
+
+/* RFC 7306 5.2.2: Responses answer the other side's Requests in order,
+ * by Request Identifier: the Response to Request 2 comes before the one
+ * to Request 1, then a Response for which no Request is outstanding. */
+static void case_rdmap_atomic_resp(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    ul_send(s, D0, atomic_req(1, MPA_ATOMIC_FETCH_ADD, 1, 0x2000, 1), 0);
+    ul_send(s, D0, atomic_req(2, MPA_ATOMIC_FETCH_ADD, 2, 0x2008, 1), 0);
+    ul_send(s, D1, atomic_resp(1, 2, 0), 0);
+    ul_send(s, D1, atomic_resp(2, 1, 0), 0);
     cs_close_both(s);
 }
 
@@ -1159,6 +1251,23 @@ static void case_cap_hole(cs_scen *s)
             s->ch[s->nch - 2].kind = CS_LOST;
         }
     }
+    cs_close_both(s);
+}
+
+/* A lost segment whose successor is captured before the peer's pure ACK
+ * past the hole: the reassembly delivers that successor only while reading
+ * the ACK (RFC 9293 3.10.7.4: the ACK proves the receiver got the lost
+ * octets).  Its FPDU is whole and decoded: CRC, DDP and RDMAP headers, and
+ * the frame that carried its octets. */
+static void case_cap_hole_acked(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    for (unsigned i = 0; i < 4; i++) {
+        cs_send(s, D0, i + 1, 100 + 40 * i);
+        if (i == 2)
+            cs_lose_last(s);
+    }
+    cs_send(s, D1, 1, 80);
     cs_close_both(s);
 }
 
@@ -1337,9 +1446,18 @@ const cs_case cs_cases[] = {
      "MPA-QRK-LEG-IRDORD"},
     {"qrk-leg-irdord-swapped", "Rev 1 private data IRD/ORD, byte-swapped", case_qrk_leg_irdord_swapped,
      "MPA-QRK-LEG-IRDORD"},
+    {"rdmap-7306", "every RFC 7306 message, as RFC 7306 writes it", case_rdmap_7306, ""},
+    {"rdmap-ext-len", "Immediate Data with 12 octets, an Atomic Response with L=0 (RFC 7306 4.2, 6.3)",
+     case_rdmap_ext_len, "MPA-RDMAP-EXT-LEN"},
+    {"rdmap-atomic-resp", "Atomic Responses out of order, one with no Request outstanding (RFC 7306 5.2.2)",
+     case_rdmap_atomic_resp, "MPA-RDMAP-ATOMIC-RESP"},
+    {"rdmap-atomic-unused", "FetchAdd with Compare Mask 0 (RFC 7306 5.2.1)", case_rdmap_atomic_unused,
+     "MPA-RDMAP-ATOMIC-UNUSED"},
     {"cap-hole", "a lost segment each way (RFC 5044 4.3)", case_cap_hole, "MPA-CAP-HOLE MPA-CAP-RESYNC"},
     {"cap-not-judged", "the Initiator's first FPDU lost: the Responder's first FPDU not judged (RFC 5044 7.1.2)",
      case_cap_not_judged, "MPA-CAP-HOLE MPA-CAP-NOT-JUDGED MPA-CAP-RESYNC"},
+    {"cap-hole-acked", "a lost segment, its successor captured before the peer's ACK past the hole (RFC 5044 4.3)",
+     case_cap_hole_acked, "MPA-CAP-HOLE MPA-CAP-RESYNC"},
     {"cap-resync-failed", "every CRC wrong after a hole: no resync, and why (RFC 5044 4.4)", case_cap_resync_failed,
      "MPA-CAP-HOLE MPA-CAP-RESYNC-FAILED"},
     {"cap-midstream", "capture starts mid-stream, markers one way", case_cap_midstream,

@@ -25,6 +25,7 @@
 #include "mpaconn.h"
 
 #define HIST 81920u          /* > the largest FPDU on the wire (66060 octets) */
+#define CARRIED 64u          /* frames remembered per direction */
 
 typedef struct conn {
     iw_conv *conv;              /* file scope: frames point at it */
@@ -37,6 +38,15 @@ typedef struct conn {
     uint8_t *hist[2];
     uint64_t hist_end[2];       /* stream offset after the last kept octet */
     uint64_t hole_end[2];       /* octets before this are not all in hist */
+    /* the frames that carried the last delivered octets of each direction
+     * (octets queued behind a hole reach the engine while a later frame,
+     * such as the peer's ACK, is followed: their items say where they
+     * were carried) */
+    struct carried {
+        uint64_t off;
+        uint32_t len, frame;
+    } carried[2][CARRIED];
+    unsigned ncarried[2];
     int announced;              /* the caller was told it is MPA */
 } conn;
 
@@ -98,6 +108,8 @@ static void add_item(iw_item *it)
     g_array_append_val(g_cur.items, *it);
 }
 
+static uint32_t carrier(const conn *c, int dir, uint64_t off);
+
 static void on_event(void *user, const mpa_event *ev)
 {
     conn *c = user;
@@ -107,7 +119,7 @@ static void on_event(void *user, const mpa_event *ev)
     it.dir = (uint8_t)ev->dir;
     it.off = ev->off;
     it.seq = ev->seq;
-    it.first_frame = g_cur.num;
+    it.first_frame = carrier(c, ev->dir, ev->off);
     switch (ev->type) {
     case MPA_EV_FRAME:
         it.kind = IW_FRAME;
@@ -129,6 +141,7 @@ static void on_event(void *user, const mpa_event *ev)
     case MPA_EV_FPDU: {
         const mpa_ev_fpdu *f = &ev->u.fpdu;
         it.kind = IW_FPDU;
+        cv->fpdu_mode[ev->dir] = 1;
         it.len = f->wire_len;
         it.u.fpdu.index = f->index;
         it.u.fpdu.ulpdu_len = f->ulpdu_len;
@@ -167,7 +180,10 @@ static void on_event(void *user, const mpa_event *ev)
         it.u.mode.crc = (uint8_t)ev->u.mode.crc;
         it.u.mode.why = ev->u.mode.why;
         if (ev->u.mode.mode == MPA_MODE_FPDU) {
-            cv->fpdu_mode[ev->dir] = 1;
+            /* After a reject the engine only probes: FPDU mode is
+             * reached with the first FPDU. */
+            if (!ev->u.mode.probe)
+                cv->fpdu_mode[ev->dir] = 1;
             cv->markers[ev->dir] = ev->u.mode.markers;
             cv->crc[ev->dir] = ev->u.mode.crc;
             cv->mode_frame[ev->dir] = g_cur.num;
@@ -207,8 +223,24 @@ static void hist_put(conn *c, int dir, uint64_t off, const uint8_t *p, uint32_t 
 
 static void on_data(void *user, int dir, uint64_t off, const uint8_t *p, uint32_t len, uint64_t frame)
 {
-    (void)frame;
-    hist_put(user, dir, off, p, len);
+    conn *c = user;
+    hist_put(c, dir, off, p, len);
+    struct carried *k = &c->carried[dir][c->ncarried[dir]++ % CARRIED];
+    k->off = off;
+    k->len = len;
+    k->frame = (uint32_t)frame;
+}
+
+/* The frame that carried octet off of dir, or the frame being followed. */
+static uint32_t carrier(const conn *c, int dir, uint64_t off)
+{
+    unsigned n = c->ncarried[dir] < CARRIED ? c->ncarried[dir] : CARRIED;
+    for (unsigned i = 0; i < n; i++) {
+        const struct carried *k = &c->carried[dir][(c->ncarried[dir] - 1 - i) % CARRIED];
+        if (off >= k->off && off < k->off + k->len)
+            return k->frame ? k->frame : g_cur.num;
+    }
+    return g_cur.num;
 }
 
 static void on_gap(void *user, int dir, uint64_t off, uint64_t len, uint64_t frame)

@@ -67,7 +67,8 @@ static int hf_frame = -1, hf_key = -1, hf_key_kind = -1, hf_role = -1, hf_m = -1
 static int hf_fpdu = -1, hf_fpdu_index = -1, hf_ulpdu_length = -1, hf_ulpdu = -1, hf_pad = -1, hf_crc = -1,
            hf_crc_status = -1, hf_marker = -1, hf_marker_res = -1, hf_marker_ptr = -1, hf_rtr = -1,
            hf_rtr_negotiated = -1, hf_fpdu_first_frame = -1;
-static int hf_not_mpa = -1, hf_not_mpa_data = -1, hf_not_mpa_why = -1, hf_hole = -1, hf_mode = -1, hf_finding = -1;
+static int hf_not_mpa = -1, hf_not_mpa_data = -1, hf_not_mpa_why = -1, hf_hole = -1, hf_mode = -1, hf_finding = -1,
+           hf_finding_detail = -1;
 static int hf_ddp_t = -1, hf_ddp_l = -1, hf_ddp_rsvd = -1, hf_ddp_dv = -1, hf_ddp_rsvdulp = -1, hf_ddp_stag = -1,
            hf_ddp_to = -1, hf_ddp_qn = -1, hf_ddp_msn = -1, hf_ddp_mo = -1, hf_ddp_payload_len = -1;
 static int hf_rdmap_rv = -1, hf_rdmap_rsvd = -1, hf_rdmap_opcode = -1, hf_rdmap_inv_stag = -1, hf_rr_sink_stag = -1,
@@ -248,7 +249,12 @@ static void add_findings(packet_info *pinfo, proto_item *pi, const iw_frame *fr,
             continue;
         proto_item *fi = proto_tree_add_string(tree, hf_finding, tvb, 0, 0, r->id);
         proto_item_set_generated(fi);
-        expert_add_info_format(pinfo, pi ? pi : fi, &ei_rule[f->id], "%s: %s", r->id, f->msg);
+        /* The expert info's text is the rule's, fixed per id (so -z expert
+         * and the Expert Information dialog group the instances); the
+         * instance values are a field of their own. */
+        proto_item *di = proto_tree_add_string(tree, hf_finding_detail, tvb, 0, 0, f->msg ? f->msg : "");
+        proto_item_set_generated(di);
+        expert_add_info(pinfo, pi ? pi : fi, &ei_rule[f->id]);
     }
 }
 
@@ -451,7 +457,8 @@ static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_in
     case MPA_RDMAP_ATOMIC_REQUEST: {
         const mpa_atomic_req *a = &d.u.atomic_req;
         proto_tree_add_uint(rt, hf_at_rsvd, u, at, 4, a->rsvd << 4);
-        proto_tree_add_uint(rt, hf_at_aop, u, at, 4, a->aop);
+        proto_tree_add_uint_format_value(rt, hf_at_aop, u, at, 4, a->aop, "%u (%s)", a->aop,
+                                         mpa_atomic_opcode_name(a->aop));
         proto_tree_add_uint(rt, hf_at_req_id, u, at + 4, 4, a->req_id);
         proto_tree_add_uint(rt, hf_at_stag, u, at + 8, 4, a->stag);
         proto_tree_add_uint64(rt, hf_at_to, u, at + 12, 8, a->to);
@@ -718,6 +725,11 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     add_findings(pinfo, ti, fr, 0, fr->n_loose, mt, anchor);
     /* The Info column is built only where columns are. */
     wmem_strbuf_t *info = pinfo->cinfo ? wmem_strbuf_new(pinfo->pool, "") : NULL;
+    /* A frame without payload of its own (the peer's ACK that declared a
+     * hole, so that the octets queued behind it were decoded now) draws
+     * the FPDUs from track's copy, CRC and headers included: an empty
+     * payload is their parent. */
+    tvbuff_t *fpdu_src = payload ? payload : tvb_new_subset_length(tvb, 0, 0);
     for (unsigned k = 0; k < fr->n_items; k++) {
         const iw_item *it = &fr->items[k];
         switch ((iw_kind)it->kind) {
@@ -725,7 +737,7 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
             draw_frame(it, pinfo, mt, payload, fr, info);
             break;
         case IW_FPDU:
-            draw_fpdu(it, pinfo, mt, payload, fr, info);
+            draw_fpdu(it, pinfo, mt, fpdu_src, fr, info);
             break;
         case IW_DATA: {
             if (it->u.data.fpdu_cut) {
@@ -868,6 +880,8 @@ void proto_register_iwmpa(void)
         {&hf_hole, {"Missing from the capture", "iwmpa.hole", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL}},
         {&hf_mode, {"Mode", "iwmpa.mode", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_finding, {"Finding (requirement id)", "iwmpa.finding", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_finding_detail,
+         {"Finding detail (the values seen)", "iwmpa.finding.detail", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_ddp_t, {"T (tagged)", "iwddp.t", FT_BOOLEAN, 8, NULL, 0x80, NULL, HFILL}},
         {&hf_ddp_l, {"L (last)", "iwddp.l", FT_BOOLEAN, 8, NULL, 0x40, NULL, HFILL}},
         {&hf_ddp_rsvd, {"Reserved", "iwddp.rsvd", FT_UINT8, BASE_HEX, NULL, 0x3C, NULL, HFILL}},

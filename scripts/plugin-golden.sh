@@ -206,6 +206,21 @@ done
 if [ -z "$missing" ] && grep -q "iWARP-MPA" "$tmp/expert"; then ok; else
     ko "-z expert on $demo lacks our expert infos:$missing"; fi
 
+# -z expert groups the instances of one id: the expert info's text is
+# the rule's (fixed per id), the instance values are iwmpa.finding.detail.
+# A capture with three MPA-CRC-VALID findings of different values: one
+# line per id, its frequency mpa-audit's count.
+grp=captures/scen-markers-extra.pcap
+run "$tmp/expert2" -q -z expert <"$grp"
+bad=""
+for id in $($audit --json --no-timing "$grp" 2>/dev/null | $iwjson conn-ids); do
+    want=$($audit --json --no-timing "$grp" 2>/dev/null | grep -c "\"id\":[[:space:]]*\"$id\"")
+    got=$(grep -E "[[:space:]]iWARP-MPA[[:space:]]+$id: " "$tmp/expert2" | awk '{ print $1 }' | tr '\n' ' ')
+    [ "$got" = "$want " ] || bad="$bad $id:'$got'(want $want)"
+done
+if [ -z "$bad" ] && grep -q "iWARP-MPA" "$tmp/expert2"; then ok; else
+    ko "-z expert on $grp does not group each id on one line:$bad"; fi
+
 # Decode As: a capture that starts mid-stream on port 5445, without the
 # ports preference: nothing without -d, the mid-stream findings with it.
 run "$tmp/da0" -T fields -e iwmpa.finding <"$mid"
@@ -257,7 +272,7 @@ done
 mkdir -p "$tmp/pub"
 chmod 755 "$tmp" "$tmp/pub"
 # (Not over IP fragments: there IP's own Info column differs in -2.)
-for name in scen-crc-bad interop-demo loss-markers reorder wrap-markers; do
+for name in scen-crc-bad interop-demo loss-markers reorder wrap-markers scen-cap-hole-acked; do
     f=$(find captures -maxdepth 1 -name "$name.pcap*" | head -n 1)
     cp "$f" "$tmp/pub/"
     chmod 644 "$tmp/pub/$(basename "$f")"

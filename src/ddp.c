@@ -58,7 +58,7 @@ const char *mpa_atomic_opcode_name(unsigned aop)
 {
     switch (aop) {
     case MPA_ATOMIC_FETCH_ADD: return "FetchAdd";
-    case MPA_ATOMIC_SWAP: return "Swap";
+    case MPA_ATOMIC_SWAP: return "Reserved";
     case MPA_ATOMIC_CMP_SWAP: return "CmpSwap";
     default: return "unknown";
     }
@@ -564,13 +564,27 @@ uint32_t mpa_ddp_anomalies(const mpa_ddp *d)
     case MPA_RDMAP_ATOMIC_REQUEST:
         if (body_seen < 4)
             break;
-        if (d->u.atomic_req.aop > MPA_ATOMIC_CMP_SWAP)
+        /* RFC 7306 Figure 5 and 10.1 assign FetchAdd (0x0) and CmpSwap
+         * (0x2); 0x1 is Reserved (the field texts mention a Swap that has
+         * no code). */
+        if (d->u.atomic_req.aop != MPA_ATOMIC_FETCH_ADD && d->u.atomic_req.aop != MPA_ATOMIC_CMP_SWAP)
             a |= MPA_DDP_AN_ATOMIC_OP;
         if (d->u.atomic_req.rsvd != 0)
             a |= MPA_DDP_AN_ATOMIC_RSVD;
+        if (d->u.atomic_req.aop == MPA_ATOMIC_FETCH_ADD && body_seen >= MPA_RDMAP_ATOMIC_REQ_LEN &&
+            (d->u.atomic_req.compare_data != 0 || d->u.atomic_req.compare_mask != UINT64_MAX))
+            a |= MPA_DDP_AN_ATOMIC_UNUSED;
         break;
     default:
         break;
+    }
+    /* RFC 7306 messages are their header alone (RFC 7306 4.2, 6.3). */
+    if (h->opcode == MPA_RDMAP_IMMEDIATE || h->opcode == MPA_RDMAP_IMMEDIATE_SE ||
+        h->opcode == MPA_RDMAP_ATOMIC_REQUEST || h->opcode == MPA_RDMAP_ATOMIC_RESPONSE) {
+        if (!h->tagged && (!h->last || h->mo != 0))
+            a |= MPA_DDP_AN_EXT_LEN;
+        if (d->complete && d->payload_len != 0)
+            a |= MPA_DDP_AN_EXT_LEN;
     }
     return a;
 }
@@ -593,6 +607,8 @@ const char *mpa_ddp_anomaly_name(uint32_t bit)
     case MPA_DDP_AN_ATOMIC_OP: return "undefined atomic opcode";
     case MPA_DDP_AN_ATOMIC_RSVD: return "atomic request reserved bits set";
     case MPA_DDP_AN_TRAILING: return "payload after an RDMA Read Request";
+    case MPA_DDP_AN_EXT_LEN: return "RFC 7306 message not its header alone";
+    case MPA_DDP_AN_ATOMIC_UNUSED: return "unused atomic request fields not as sent by RFC 7306";
     default: return "unknown";
     }
 }

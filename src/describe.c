@@ -120,7 +120,15 @@ static void ddp_into(out_t *o, const mpa_ddp *d, mpa_status st)
         put(o, " sink 0x%08x/0x%llx size %u source 0x%08x/0x%llx", d->u.rreq.sink_stag,
             (unsigned long long)d->u.rreq.sink_to, d->u.rreq.size, d->u.rreq.src_stag,
             (unsigned long long)d->u.rreq.src_to);
-    else
+    else if (h->opcode == MPA_RDMAP_ATOMIC_REQUEST)
+        put(o, " AOpCode %u %s id %u STag 0x%08x TO 0x%llx", d->u.atomic_req.aop,
+            mpa_atomic_opcode_name(d->u.atomic_req.aop), d->u.atomic_req.req_id, d->u.atomic_req.stag,
+            (unsigned long long)d->u.atomic_req.to);
+    else if (h->opcode == MPA_RDMAP_ATOMIC_RESPONSE)
+        put(o, " id %u value 0x%llx", d->u.atomic_resp.orig_req_id, (unsigned long long)d->u.atomic_resp.orig_value);
+    else if (h->opcode == MPA_RDMAP_IMMEDIATE || h->opcode == MPA_RDMAP_IMMEDIATE_SE)
+        put(o, " data 0x%016llx", (unsigned long long)d->u.imm.data);
+    if (h->opcode != MPA_RDMAP_READ_REQUEST)
         put(o, " %zu bytes", d->payload_len);
     if (!h->last)
         put(o, " (not last)");

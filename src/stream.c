@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "fpdu_rx.h"
+#include "atomicq.h"
 #include "hunt.h"
 #include "mpa/stream.h"
 #include "rd.h"
@@ -107,6 +108,7 @@ typedef struct dirst {
     /* What the capture lost of this direction (mpa_stream_gap): rules
      * that rest on these octets are not judged. */
     uint64_t lost_from, lost_end; /* the first lost octet, and the end of the last hole */
+    atomicq aq;                   /* this side's Atomic Requests not yet answered */
 
     /* octets not decoded as MPA, waiting to be reported */
     uint64_t data_len, data_off;
@@ -288,6 +290,7 @@ static void set_mode_at(S *s, int dir, uint64_t off, mpa_dir_mode m, const char 
     ev.u.mode.mode = m;
     ev.u.mode.markers = d->markers;
     ev.u.mode.crc = d->crc;
+    ev.u.mode.probe = m == MPA_MODE_FPDU && d->probe;
     ev.u.mode.why = why;
     emit(s, &ev);
 }
@@ -838,6 +841,44 @@ static void map_ddp_anomalies(S *s, int dir, uint64_t off, const mpa_ddp *dd, ui
     if (an & (MPA_DDP_AN_ATOMIC_OP | MPA_DDP_AN_ATOMIC_RSVD))
         finding(s, dir, off, MPA_F_RDMAP_ATOMIC, "Atomic Request AOpCode 0x%x, reserved 0x%x",
                 dd->u.atomic_req.aop, dd->u.atomic_req.rsvd);
+    if (an & MPA_DDP_AN_EXT_LEN)
+        finding(s, dir, off, MPA_F_RDMAP_EXT_LEN, "%s with L=%u MO=%u, %zu octets after the header", op, h->last,
+                h->mo, dd->payload_len);
+    if (an & MPA_DDP_AN_ATOMIC_UNUSED)
+        finding(s, dir, off, MPA_F_RDMAP_ATOMIC_UNUSED, "FetchAdd with Compare Data 0x%llx, Compare Mask 0x%llx",
+                (unsigned long long)dd->u.atomic_req.compare_data, (unsigned long long)dd->u.atomic_req.compare_mask);
+}
+
+/* RFC 7306 5.2.2: an Atomic Response answers, in order, the Atomic
+ * Requests of the other side (atomicq.h). */
+static void check_atomic(S *s, int dir, uint64_t off, const mpa_ddp *dd)
+{
+    if (s->midstream || !dd->complete)
+        return; /* Requests before the capture began are unknown */
+    if (dd->hdr.opcode == MPA_RDMAP_ATOMIC_REQUEST) {
+        atomicq_push(&s->d[dir].aq, dd->u.atomic_req.req_id);
+        return;
+    }
+    if (dd->hdr.opcode != MPA_RDMAP_ATOMIC_RESPONSE)
+        return;
+    uint32_t id = dd->u.atomic_resp.orig_req_id, old = 0;
+    switch (atomicq_answer(&s->d[!dir].aq, id, &old)) {
+    case ATOMICQ_OK:
+    case ATOMICQ_NOT_JUDGED:
+        break;
+    case ATOMICQ_NONE:
+        finding(s, dir, off, MPA_F_RDMAP_ATOMIC_RESP, "Original Request Identifier %u, no Atomic Request outstanding",
+                id);
+        break;
+    case ATOMICQ_SKIPS:
+        finding(s, dir, off, MPA_F_RDMAP_ATOMIC_RESP,
+                "Original Request Identifier %u, the older Request %u not answered before it", id, old);
+        break;
+    case ATOMICQ_UNKNOWN:
+        finding(s, dir, off, MPA_F_RDMAP_ATOMIC_RESP,
+                "Original Request Identifier %u, no outstanding Request has it (oldest %u)", id, old);
+        break;
+    }
 }
 
 /* ---- TERMINATE plausibility (term.h), RDMA Read matching ------------ */
@@ -1346,8 +1387,10 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
         finding(s, dir, foff, MPA_F_FPD_ZERO_LEN,
                 "ULPDU of %u octets cannot hold the %zu-octet DDP/RDMAP header it starts", rx->f.ulpdu_len,
                 e->ddp.need_len);
-    if (e->ddp_status == MPA_OK)
+    if (e->ddp_status == MPA_OK) {
         map_ddp_anomalies(s, dir, foff, &e->ddp, e->ddp_anomalies);
+        check_atomic(s, dir, foff, &e->ddp);
+    }
     e->term_quirk = MPA_TERM_AS_SENT;
     memset(&e->term_read, 0, sizeof e->term_read);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE)
@@ -1967,6 +2010,8 @@ void mpa_stream_gap(mpa_stream *st, int dir, uint64_t len)
         d->lost_from = d->off;
     d->st.gap_octets += len;
     d->lost_end = d->off + len;
+    atomicq_blind(&s->d[0].aq); /* a lost Request or Response: not judged */
+    atomicq_blind(&s->d[1].aq);
     static const char *const where[] = {"in the startup phase", "in FPDU mode", "after MPA was left",
                                         "after a TERMINATE", "after FIN/RST", "while resynchronising"};
     unsigned m = d->mode < sizeof where / sizeof where[0] ? d->mode : 2;

@@ -316,13 +316,17 @@ static void on_event(void *user, const mpa_event *ev)
         break;
     case MPA_EV_MODE:
         if (ev->u.mode.mode == MPA_MODE_FPDU) {
-            d->fpdu_mode = 1;
+            /* After a reject the engine only probes: FPDU mode is
+             * reached with the first FPDU (below). */
+            if (!ev->u.mode.probe)
+                d->fpdu_mode = 1;
             d->markers = ev->u.mode.markers;
             d->crc = ev->u.mode.crc;
         }
         break;
     case MPA_EV_FPDU: {
         const mpa_ev_fpdu *f = &ev->u.fpdu;
+        d->fpdu_mode = 1;
         if (f->rtr != MPA_RTR_NONE && d->rtr == MPA_RTR_NONE) {
             d->rtr = f->rtr;
             d->rtr_negotiated = f->negotiated_rtr;

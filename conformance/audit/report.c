@@ -92,7 +92,10 @@ static cJSON *finding_json(const report *r, const audit_conn *c, const audit_fin
         jnum(o, "stream_offset", (double)f->off);
     else
         cJSON_AddNullToObject(o, "stream_offset");
-    jstr(o, "message", f->msg);
+    /* One fixed text per id (so findings group by it); the instance
+     * values are the detail. */
+    jstr(o, "message", f->rule->text);
+    jstr(o, "detail", f->msg);
     if (c && (f->dir == 0 || f->dir == 1))
         jstr(o, "from", sender(c, f->dir));
     jstr(o, "clause", f->rule->clause);
@@ -347,6 +350,8 @@ static void text_conn(report *r, const audit_conn *c)
         fprintf(f, "  %s (%s): ", dir_name[dir], sender(c, dir));
         if (d->fpdu_mode)
             fprintf(f, "markers %s, CRC %s; ", d->markers ? "on" : "off", d->crc ? "on" : "off");
+        else
+            fprintf(f, "never in FPDU mode; ");
         fprintf(f, "%" PRIu64 " FPDUs, %" PRIu64 " ULPDU octets of %" PRIu64 " TCP payload octets", d->st.fpdus,
                 d->st.ulpdu_octets, d->payload_octets);
         if (d->st.segments)
@@ -397,6 +402,7 @@ static void text_conn(report *r, const audit_conn *c)
         }
         fprintf(f, "    %-7s %-28s frame %-6" PRIu64 " %-14s %s\n", mpa_severity_str(x->rule->severity), x->rule->id,
                 x->frame, where, x->msg);
+        fprintf(f, "%12s%s\n", "", x->rule->text);
     }
     if (c->suppressed)
         fprintf(f, "    (%" PRIu64 " more findings not listed: each rule is listed at most --max-findings times per "
@@ -528,7 +534,7 @@ void report_begin(report *r, const char *const *inputs, unsigned ninputs)
         for (unsigned i = 0; i < ninputs; i++)
             cJSON_AddItemToArray(in, cJSON_CreateString(inputs[i]));
         char *s = cJSON_PrintUnformatted(in);
-        fprintf(r->f, "{\n\"tool\": \"mpa-audit\",\n\"schema\": 1,\n\"inputs\": %s,\n\"connections\": [", s ? s : "[]");
+        fprintf(r->f, "{\n\"tool\": \"mpa-audit\",\n\"schema\": 2,\n\"inputs\": %s,\n\"connections\": [", s ? s : "[]");
         free(s);
         cJSON_Delete(in);
     }
@@ -594,8 +600,9 @@ void report_end(report *r, double elapsed)
         if (ng) {
             fprintf(r->f, "Capture findings (not tied to one connection):\n");
             for (size_t i = 0; i < ng; i++)
-                fprintf(r->f, "    %-7s %-28s %s frame %-6" PRIu64 " %s\n", mpa_severity_str(g[i].rule->severity),
-                        g[i].rule->id, audit_file_name(r->a, g[i].file), g[i].frame, g[i].msg);
+                fprintf(r->f, "    %-7s %-28s %s frame %-6" PRIu64 " %s\n%12s%s\n",
+                        mpa_severity_str(g[i].rule->severity), g[i].rule->id, audit_file_name(r->a, g[i].file),
+                        g[i].frame, g[i].msg, "", g[i].rule->text);
             fputc('\n', r->f);
         }
         fprintf(r->f,

@@ -199,8 +199,18 @@ static void finding_tr(FILE *o, const cJSON *f, int i)
         html_printf(o, "%.0f", d);
     fputs("</td><td class=\"n\">", o);
     tables_ms(o, f, "t_ms");
-    fputs("</td><td>", o);
-    tables_text(o, f, "message", "");
+    /* The values of this instance, the rule's text as its title (reports
+     * of mpa-inject before "detail" had the values in "message"). */
+    fputs("</td><td", o);
+    if (jget_text(f, "detail")) {
+        fputs(" title=\"", o);
+        tables_text(o, f, "message", "");
+        fputs("\">", o);
+        tables_text(o, f, "detail", "");
+    } else {
+        fputs(">", o);
+        tables_text(o, f, "message", "");
+    }
     fputs("</td></tr>\n", o);
 }
 
@@ -218,7 +228,7 @@ static const table_def tables[] = {
     },
     [TABLE_FINDINGS] = {
         "<table class=\"findings\"><tr><th>Severity</th><th>Finding</th><th>In octets of</th>"
-        "<th class=\"n\">Offset</th><th class=\"n\">At</th><th>Message</th></tr>\n",
+        "<th class=\"n\">Offset</th><th class=\"n\">At</th><th>Detail</th></tr>\n",
         finding_tr,
         "<p class=\"mute\">libmpa found nothing to report in either direction.</p>\n",
     },

@@ -125,7 +125,10 @@ enum mpa_ddp_qn {
     MPA_QN_ATOMIC_RESP = 3, /* Atomic Responses (RFC 7306)          */
 };
 
-/* RFC 7306 atomic operation codes (AOpCode). */
+/* RFC 7306 atomic operation codes (AOpCode; the registry of RFC 7306
+ * 10.1, Figure 5).  0x1 is Reserved there: the field texts of 5.2.1 still
+ * speak of a Swap, but no code was assigned to one, so an Atomic Request
+ * with 0x1 breaks MPA-RDMAP-ATOMIC.  The name stays for existing users. */
 enum mpa_atomic_opcode {
     MPA_ATOMIC_FETCH_ADD = 0x0,
     MPA_ATOMIC_SWAP = 0x1,
@@ -335,6 +338,15 @@ typedef enum mpa_ddp_anomaly {
     /* Read Request followed by payload: the message is the 28-octet
      * header only (RFC 5040 4.4, 5.2.1). */
     MPA_DDP_AN_TRAILING = 1u << 14,
+    /* An RFC 7306 message that is not its header alone: Immediate Data
+     * carries exactly 8 octets and Atomic Requests and Responses no ULP
+     * payload (RFC 7306 4.2, 6.3), so each is one DDP segment with L=1,
+     * MO=0 and nothing after the header. */
+    MPA_DDP_AN_EXT_LEN = 1u << 15,
+    /* Atomic Request fields its AOpCode does not use not at the values
+     * RFC 7306 5.2.1 says are sent: FetchAdd Compare Data 0 and Compare
+     * Mask all ones. */
+    MPA_DDP_AN_ATOMIC_UNUSED = 1u << 16,
 } mpa_ddp_anomaly;
 
 /* Bitwise OR of mpa_ddp_anomaly bits for a decoded segment; 0 for a clean

@@ -74,6 +74,10 @@ typedef struct mpa_ev_mode {
     mpa_dir_mode mode;
     int markers, crc; /* framing in force, for MPA_MODE_FPDU */
     const char *why;  /* short reason, static */
+    int probe;        /* MPA_MODE_FPDU after a reject (R=1): only probing
+                         for FPDUs; the direction is in FPDU mode once an
+                         MPA_EV_FPDU follows (one with a valid CRC).  Last,
+                         so the members before it keep their places. */
 } mpa_ev_mode;
 
 typedef struct mpa_ev_marker {

@@ -199,6 +199,26 @@ static void rdmap_fields(runner *R, const sc_fpdu *f, unsigned op, mpa_ddp *d, i
     case MPA_RDMAP_IMMEDIATE_SE:
         d->u.imm.data = (uint64_t)val(R, &f->imm, 0, bad, err, errlen);
         break;
+    case MPA_RDMAP_ATOMIC_REQUEST: {
+        /* RFC 7306 5.2.1: by default a FetchAdd; the fields an operation
+         * does not use as RFC 7306 sets them (Compare Data 0, the masks a
+         * FetchAdd or CmpSwap does not give all ones; -1 is all ones). */
+        mpa_atomic_req *a = &d->u.atomic_req;
+        a->aop = (uint8_t)val(R, &f->at_aop, MPA_ATOMIC_FETCH_ADD, bad, err, errlen);
+        a->req_id = (uint32_t)val(R, &f->at_req_id, 0, bad, err, errlen);
+        a->stag = (uint32_t)val(R, &f->at_stag, 0, bad, err, errlen);
+        a->to = (uint64_t)val(R, &f->at_to, 0, bad, err, errlen);
+        a->add_swap_data = (uint64_t)val(R, &f->at_asd, 0, bad, err, errlen);
+        a->add_swap_mask =
+            (uint64_t)val(R, &f->at_asm, a->aop == MPA_ATOMIC_FETCH_ADD ? 0 : -1, bad, err, errlen);
+        a->compare_data = (uint64_t)val(R, &f->at_cd, 0, bad, err, errlen);
+        a->compare_mask = (uint64_t)val(R, &f->at_cm, -1, bad, err, errlen);
+        break;
+    }
+    case MPA_RDMAP_ATOMIC_RESPONSE:
+        d->u.atomic_resp.orig_req_id = (uint32_t)val(R, &f->ar_req_id, 0, bad, err, errlen);
+        d->u.atomic_resp.orig_value = (uint64_t)val(R, &f->ar_value, 0, bad, err, errlen);
+        break;
     default:
         break;
     }
@@ -227,6 +247,10 @@ static void ddp_describe(sbuf *b, const sc_fpdu *f, unsigned op, const mpa_ddp *
               d->u.term.code);
     if (op == MPA_RDMAP_READ_REQUEST)
         rn_sb(b, ",\"read_request\":{\"size\":%" PRIu32 "}", d->u.rreq.size);
+    if (op == MPA_RDMAP_ATOMIC_REQUEST)
+        rn_sb(b, ",\"atomic\":{\"aop\":%u,\"req_id\":%" PRIu32 "}", d->u.atomic_req.aop, d->u.atomic_req.req_id);
+    if (op == MPA_RDMAP_ATOMIC_RESPONSE)
+        rn_sb(b, ",\"atomic_response\":{\"orig_req_id\":%" PRIu32 "}", d->u.atomic_resp.orig_req_id);
     if (f->payload.len)
         rn_sb(b, ",\"payload_length\":%zu", f->payload.len);
 }

@@ -121,7 +121,9 @@ cJSON *play_json_result(const scenario *s, const run_result *r, const char *tran
             cJSON_AddTrueToObject(j, "expected");
         cJSON_AddNumberToObject(j, "stream_offset", (double)x->off);
         cJSON_AddNumberToObject(j, "t_ms", x->t_ms);
-        cJSON_AddStringToObject(j, "message", x->msg);
+        /* The rule's fixed text (reports group by it); the values in detail. */
+        cJSON_AddStringToObject(j, "message", ru ? ru->text : "");
+        cJSON_AddStringToObject(j, "detail", x->msg);
         cJSON_AddItemToArray(fa, j);
     }
     cJSON *cv = cJSON_AddObjectToObject(o, "variables");

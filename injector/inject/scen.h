@@ -117,6 +117,9 @@ typedef struct sc_fpdu {
     uint8_t term_copy;  /* a copied DDP header given */
     sc_val ct_tagged, ct_last, ct_opcode, ct_stag, ct_to, ct_qn, ct_msn, ct_mo;
     sc_val imm;         /* Immediate Data */
+    /* Atomic Request (RFC 7306 5.2.1); a 64-bit field given as -1 is all ones */
+    sc_val at_aop, at_req_id, at_stag, at_to, at_asd, at_asm, at_cd, at_cm;
+    sc_val ar_req_id, ar_value; /* Atomic Response (RFC 7306 5.2.2) */
     sc_bytes payload;
     /* framing */
     uint8_t markers, crc; /* sc_tri: auto = as negotiated */

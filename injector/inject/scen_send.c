@@ -135,7 +135,8 @@ static int parse_send_fpdu(pctx *c, const cJSON *j, const char *path, sc_fpdu *f
 {
     static const char *const keys[] = {
         "rdmap", "opcode", "rtr", "tagged", "last", "dv", "rv", "ddp_rsvd", "rdmap_rsvd", "stag", "to",
-        "inv_stag", "qn", "msn", "mo", "read_request", "terminate", "immediate", "payload", "ulpdu",
+        "inv_stag", "qn", "msn", "mo", "read_request", "terminate", "immediate", "atomic", "atomic_response",
+        "payload", "ulpdu",
         "markers", "crc", "crc_value", "crc_xor", "marker_ptr_delta", "marker_nth", "marker_reserved",
         "pad_byte", "ulpdu_length", "count", NULL};
     char p[160];
@@ -204,6 +205,31 @@ static int parse_send_fpdu(pctx *c, const cJSON *j, const char *path, sc_fpdu *f
             sp_field_val(c, rr, rp, "size", 0, U32, NULL, &f->size) ||
             sp_field_val(c, rr, rp, "src_stag", 0, U32, NULL, &f->src_stag) ||
             sp_field_val(c, rr, rp, "src_to", 0, INT64_MAX, NULL, &f->src_to))
+            return -1;
+    }
+    const cJSON *at = cJSON_GetObjectItemCaseSensitive(j, "atomic");
+    if (at) {
+        char ap[160];
+        sp_sub(ap, sizeof ap, path, "atomic");
+        static const char *const akeys[] = {"aop",          "req_id",       "stag",         "to", "add_swap_data",
+                                            "add_swap_mask", "compare_data", "compare_mask", NULL};
+        if (sp_only_keys(c, at, ap, akeys) || sp_field_val(c, at, ap, "aop", 0, 15, NULL, &f->at_aop) ||
+            sp_field_val(c, at, ap, "req_id", 0, U32, NULL, &f->at_req_id) ||
+            sp_field_val(c, at, ap, "stag", 0, U32, NULL, &f->at_stag) ||
+            sp_field_val(c, at, ap, "to", -1, INT64_MAX, NULL, &f->at_to) ||
+            sp_field_val(c, at, ap, "add_swap_data", -1, INT64_MAX, NULL, &f->at_asd) ||
+            sp_field_val(c, at, ap, "add_swap_mask", -1, INT64_MAX, NULL, &f->at_asm) ||
+            sp_field_val(c, at, ap, "compare_data", -1, INT64_MAX, NULL, &f->at_cd) ||
+            sp_field_val(c, at, ap, "compare_mask", -1, INT64_MAX, NULL, &f->at_cm))
+            return -1;
+    }
+    const cJSON *ar = cJSON_GetObjectItemCaseSensitive(j, "atomic_response");
+    if (ar) {
+        char ap[160];
+        sp_sub(ap, sizeof ap, path, "atomic_response");
+        static const char *const rkeys2[] = {"orig_req_id", "orig_value", NULL};
+        if (sp_only_keys(c, ar, ap, rkeys2) || sp_field_val(c, ar, ap, "orig_req_id", 0, U32, NULL, &f->ar_req_id) ||
+            sp_field_val(c, ar, ap, "orig_value", -1, INT64_MAX, NULL, &f->ar_value))
             return -1;
     }
     if (tm) {

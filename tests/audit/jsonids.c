@@ -54,6 +54,13 @@ static void finding(const cJSON *f, const char *where)
     if (!has_type(f, "frame", cJSON_Number | cJSON_NULL) || !has_type(f, "direction", cJSON_String | cJSON_NULL) ||
         !has_type(f, "stream_offset", cJSON_Number | cJSON_NULL) || !has_type(f, "message", cJSON_String))
         BAD("%s: %s lacks frame/direction/stream_offset/message", where, id->valuestring);
+    /* The message is the rule's fixed text (one per id, so reports group
+     * by it); the instance values are in detail. */
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(f, "message");
+    if (cJSON_IsString(msg) && strcmp(msg->valuestring, mpa_rule_get(fid)->text) != 0)
+        BAD("%s: %s message \"%s\" is not the rule's text", where, id->valuestring, msg->valuestring);
+    if (!has_type(f, "detail", cJSON_String))
+        BAD("%s: %s lacks detail", where, id->valuestring);
     seen[fid]++;
 }
 

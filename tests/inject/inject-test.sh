@@ -177,6 +177,7 @@ run_case silent                  responder-silent-peer       "--timeout-ms 300" 
 run_case init-basic              initiator-basic             "--p2p"                               pass
 run_case init-write              initiator-rtr-write-only    "--p2p"                               pass
 run_case active-active           active-active               ""                                    pass
+run_case rdmap-7306              responder-rdmap-7306        ""                                    pass
 # the reference peer's faults, each caught where it shows
 run_case f-bad-key               responder-basic             "--fault bad-key"                     fail 3 'key is "unknown", expected "reply"'
 run_case f-wrong-rev             responder-basic             "--fault wrong-rev"                   fail 3 "rev is 3, expected 1"
@@ -294,6 +295,20 @@ if [ -z "$only" ] || [[ traces == *"$only"* ]]; then
     $audit $t >$tmp/a.txt 2>&1
     grep -q "MPA-CRC-VALID" $tmp/a.txt && ok || ko "mpa-audit on $t: no MPA-CRC-VALID: $(head -c 400 $tmp/a.txt)"
     grep -qi "terminate" $tmp/a.txt && ok || ko "mpa-audit on $t: no TERMINATE"
+    # atomic_request and immediate write the headers RFC 7306 defines: no
+    # finding at all on our octets (a FetchAdd with Compare Mask 0 drew
+    # MPA-RDMAP-ATOMIC-UNUSED), and the FetchAdd's unused fields as sent
+    t=$tmp/tr-rdmap-7306/responder-rdmap-7306.pcapng
+    $audit --no-timing $t >$tmp/a.txt 2>&1
+    grep -q "findings: 0 errors, 0 warnings, 0 notes" $tmp/a.txt && ok ||
+        ko "mpa-audit on $t: findings on RFC 7306 messages: $(grep -A2 'findings:' $tmp/a.txt | head -c 400)"
+    if [ -r build/dissector/iwmpa.so ]; then
+        chmod -R a+rX $tmp
+        got=$(scripts/tshark-iwmpa -r $t -Y iwrdmap.atomic.aopcode -T fields -e iwrdmap.atomic.aopcode \
+            -e iwrdmap.atomic.add_swap_mask -e iwrdmap.atomic.compare -e iwrdmap.atomic.compare_mask 2>&1 | tr '\t\n' ' |')
+        [ "$got" = "0 0x0000000000000000 0x0000000000000000 0xffffffffffffffff|2 0xffffffffffffffff 0x0000000000000007 0x00000000ffffffff|" ] &&
+            ok || ko "the plugin on $t: atomic fields '$got'"
+    fi
     # the Wireshark plugin decodes them too (when it is built)
     if [ -r build/dissector/iwmpa.so ]; then
         t=$tmp/tr-enh-p2p/responder-enhanced-p2p.pcapng

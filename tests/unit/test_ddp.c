@@ -605,7 +605,7 @@ static void test_rfc7306_atomic_request(void)
     T_EQ(mpa_ddp_anomalies(&d), 0);
     T_STREQ(mpa_rdmap_opcode_name(0xA), "Atomic Request");
     T_STREQ(mpa_atomic_opcode_name(0), "FetchAdd");
-    T_STREQ(mpa_atomic_opcode_name(1), "Swap");
+    T_STREQ(mpa_atomic_opcode_name(1), "Reserved");
     T_STREQ(mpa_atomic_opcode_name(2), "CmpSwap");
     T_STREQ(mpa_atomic_opcode_name(3), "unknown");
     check_prefixes("atomic request", b, n);
@@ -933,8 +933,10 @@ static void test_anomalies_each_bit(void)
                 n = untagged(b, q[i].op, 0, qn, 1, 0);
                 if (q[i].op == 0x7)
                     b[n + 1] = 0x06; /* RDMAP/0/6: a defined code */
-                if (q[i].op == 0xA)
-                    b[n + 3] = 0x00; /* FetchAdd */
+                if (q[i].op == 0xA) {
+                    b[n + 3] = 0x00;            /* FetchAdd */
+                    memset(b + n + 44, 0xFF, 8); /* its Compare Mask */
+                }
                 n += q[i].body;
                 uint32_t a = an_of(b, n, n);
                 T_CHECK(a == (qn == q[i].qn ? 0u : (uint32_t)MPA_DDP_AN_QN),
@@ -982,8 +984,31 @@ static void test_anomalies_each_bit(void)
     n = untagged(b, 0xA, 0, 1, 1, 0);
     b[n + 3] = 0x03;
     T_EQ(an_of(b, n + 52, n + 52), MPA_DDP_AN_ATOMIC_OP);
-    b[n + 3] = 0x11; /* reserved bit 27, AOpCode Swap */
+    b[n + 3] = 0x12; /* reserved bit 27, AOpCode CmpSwap */
     T_EQ(an_of(b, n + 52, n + 52), MPA_DDP_AN_ATOMIC_RSVD);
+    /* RFC 7306 Figure 5, 10.1: 0x1 is Reserved */
+    b[n + 3] = 0x01;
+    T_EQ(an_of(b, n + 52, n + 52), MPA_DDP_AN_ATOMIC_OP);
+    /* RFC 7306 5.2.1: a FetchAdd sends Compare Data 0, Compare Mask ones */
+    b[n + 3] = 0x00;
+    T_EQ(an_of(b, n + 52, n + 52), MPA_DDP_AN_ATOMIC_UNUSED);
+    memset(b + n + 44, 0xFF, 8);
+    T_EQ(an_of(b, n + 52, n + 52), 0);
+    b[n + 36 + 7] = 1;
+    T_EQ(an_of(b, n + 52, n + 52), MPA_DDP_AN_ATOMIC_UNUSED);
+    /* RFC 7306 4.2, 6.3: the header alone, one DDP segment */
+    T_EQ(an_of(b, n + 53, n + 53), MPA_DDP_AN_ATOMIC_UNUSED | MPA_DDP_AN_EXT_LEN);
+    memset(b, 0, sizeof b);
+    n = untagged(b, 0x8, 0, 0, 1, 0);
+    T_EQ(an_of(b, n + 8, n + 8), 0);
+    T_EQ(an_of(b, n + 9, n + 9), MPA_DDP_AN_EXT_LEN);
+    b[0] = 0x01; /* L=0 */
+    T_EQ(an_of(b, n + 8, n + 8), MPA_DDP_AN_EXT_LEN);
+    n = untagged(b, 0x9, 0, 0, 1, 8); /* MO 8 */
+    T_EQ(an_of(b, n + 8, n + 8), MPA_DDP_AN_EXT_LEN);
+    n = untagged(b, 0xB, 0, 3, 1, 0);
+    T_EQ(an_of(b, n + 12, n + 12), 0);
+    T_EQ(an_of(b, n + 16, n + 16), MPA_DDP_AN_EXT_LEN);
     /* RFC 5040 4.4: a Read Request carries no payload */
     n = build_rreq(b, 8);
     T_EQ(an_of(b, n + 1, n + 1), MPA_DDP_AN_TRAILING);
@@ -1010,10 +1035,10 @@ static void test_anomalies_each_bit(void)
     T_EQ(mpa_ddp_anomalies(NULL), 0);
 
     /* every bit has a name */
-    for (uint32_t bit = 1; bit <= MPA_DDP_AN_TRAILING; bit <<= 1)
+    for (uint32_t bit = 1; bit <= MPA_DDP_AN_ATOMIC_UNUSED; bit <<= 1)
         T_CHECK(strcmp(mpa_ddp_anomaly_name(bit), "unknown") != 0,
                 "bit 0x%x unnamed", bit);
-    T_STREQ(mpa_ddp_anomaly_name(MPA_DDP_AN_TRAILING << 1), "unknown");
+    T_STREQ(mpa_ddp_anomaly_name(MPA_DDP_AN_ATOMIC_UNUSED << 1), "unknown");
 }
 
 /* ---- encoder: round trips over many field combinations -------------- */

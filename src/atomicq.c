@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Outstanding RFC 7306 Atomic Requests (atomicq.h): RFC 7306 5.2.2 rules
+ * 1 and 8, the Original Request Identifier.
+ */
+#include "atomicq.h"
+
+void atomicq_push(atomicq *q, uint32_t id)
+{
+    if (q->blind)
+        return;
+    if (q->n == ATOMICQ_LEN) {
+        atomicq_blind(q);
+        return;
+    }
+    q->id[(q->head + q->n) % ATOMICQ_LEN] = id;
+    q->n++;
+}
+
+void atomicq_blind(atomicq *q)
+{
+    q->n = 0;
+    q->head = 0;
+    q->blind = 1;
+}
+
+static void drop(atomicq *q, unsigned k)
+{
+    q->head = (uint8_t)((q->head + k) % ATOMICQ_LEN);
+    q->n = (uint8_t)(q->n - k);
+}
+
+atomicq_verdict atomicq_answer(atomicq *q, uint32_t id, uint32_t *oldest)
+{
+    if (q->blind)
+        return ATOMICQ_NOT_JUDGED;
+    if (!q->n)
+        return ATOMICQ_NONE;
+    *oldest = q->id[q->head];
+    for (unsigned k = 0; k < q->n; k++)
+        if (q->id[(q->head + k) % ATOMICQ_LEN] == id) {
+            drop(q, k + 1);
+            return k ? ATOMICQ_SKIPS : ATOMICQ_OK;
+        }
+    drop(q, 1);
+    return ATOMICQ_UNKNOWN;
+}
