@@ -63,6 +63,12 @@ static void rx_marker_done(fpdu_rx *rx)
 {
     uint32_t mpos = rx->pos - MPA_MARKER_LEN;
     uint16_t res = ld_be16(rx->mkb), ptr = ld_be16(rx->mkb + 2);
+    if (rx->mk_order == MK_ORDER_LE16) {
+        ptr = (uint16_t)(rx->mkb[2] | rx->mkb[3] << 8);
+    } else if (rx->mk_order == MK_ORDER_LE32) {
+        ptr = (uint16_t)(rx->mkb[0] | rx->mkb[1] << 8);
+        res = (uint16_t)(rx->mkb[2] | rx->mkb[3] << 8);
+    }
     int leading = rx->start == mpos;
     memset(&rx->mk, 0, sizeof rx->mk);
     rx->mk.pos = mpos;
@@ -102,6 +108,7 @@ static void rx_fpdu_done(fpdu_rx *rx)
     rx->f.crc_wire = (uint32_t)rx->crcb[0] | (uint32_t)rx->crcb[1] << 8 |
                      (uint32_t)rx->crcb[2] << 16 | (uint32_t)rx->crcb[3] << 24;
     rx->f.nprefix = rx->nprefix;
+    rx->f.mbase = rx->mbase - (rx->mk_nocrc ? 4u : 0u);
 }
 
 size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
@@ -112,7 +119,9 @@ size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
         rx->nprefix = 0;
     while (i < len) {
         size_t room = len - i;
-        if (rx->markers) {
+        /* A sender that does not count CRC octets puts no marker
+         * before or inside a CRC field (fpdu_rx.h). */
+        if (rx->markers && !(rx->mk_nocrc && rx->phase == RX_CRC && rx->nmk == 0)) {
             uint32_t ph = (rx->pos - rx->mbase) & (MPA_MARKER_INTERVAL - 1);
             if (rx->nmk || ph == 0) {
                 if (rx->nmk == 0) {
@@ -197,6 +206,9 @@ size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
             memcpy(rx->crcb + rx->ncrc, p + i, take);
             rx->ncrc = (uint8_t)(rx->ncrc + take);
             rx->pos += (uint32_t)take;
+            rx->crc_octets += (uint32_t)take;
+            if (rx->mk_nocrc)
+                rx->mbase += (uint32_t)take;
             i += take;
             if (rx->ncrc == 4) {
                 rx_fpdu_done(rx);

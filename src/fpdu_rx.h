@@ -25,11 +25,23 @@
 enum rx_phase { RX_LEN = 0, RX_BODY, RX_CRC };
 enum rx_item { RX_NONE = 0, RX_MARKER, RX_FPDU };
 
+/* The octet order of a marker (RFC 5044 4.2 shows RESERVED then FPDUPTR,
+ * each in network order). */
+enum { MK_ORDER_BE = 0, MK_ORDER_LE16, MK_ORDER_LE32 };
+
 typedef struct fpdu_rx {
     /* configuration */
     uint8_t markers;
     uint8_t crc_on;         /* compute the CRC (checked or probed) */
     uint32_t mbase;         /* sequence number of the first FPDU-mode octet */
+    /* How the sender writes markers (mkmodel.h): RFC 5044 4.2-4.3 is
+     * MK_ORDER_BE with every CRC octet counted.  With mk_nocrc the
+     * sender's marker count leaves out each FPDU's CRC: no marker falls
+     * inside or before a CRC field, and mbase moves on by the CRC's 4
+     * octets, so markers drift +4 octets per FPDU off the RFC grid. */
+    uint8_t mk_order;
+    uint8_t mk_nocrc;
+    uint32_t crc_octets;    /* CRC octets read since rx_init */
 
     uint32_t pos;           /* sequence number of the next octet */
 
@@ -73,6 +85,7 @@ typedef struct fpdu_rx {
         uint16_t n_markers;
         uint32_t crc_wire, crc_calc;
         uint16_t nprefix;
+        uint32_t mbase;       /* the marker base its octets were read with */
     } f;
 } fpdu_rx;
 

@@ -19,6 +19,7 @@
 
 #include "fpdu_rx.h"
 #include "hunt.h"
+#include "mkmodel.h"
 #include "mpa/stream.h"
 #include "rd.h"
 
@@ -56,6 +57,7 @@ typedef struct dirst {
     uint64_t nfpdu;
     fpdu_rx rx;
     fpdu_rx sh;
+    mkmodel mk;           /* how the sender writes markers (mkmodel.h) */
 
     /* MPA_MODE_HUNT (mpa_stream_gap, mid-stream start): hunt.h decides */
     uint8_t h_ms_note;          /* the mid-stream start is still to be reported */
@@ -313,6 +315,7 @@ static void enter_fpdu(S *s, int dir, int markers, int crc, int probe, const cha
     rx_init(&d->sh, !markers, 1, base, base);
     d->sh_on = !probe;
     d->npeek = 0;
+    mk_reset(&d->mk);
     set_mode(s, dir, MPA_MODE_FPDU, why);
 }
 
@@ -868,7 +871,7 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     e->crc = !d->crc ? MPA_CRC_NOT_CHECKED : crc_ok ? MPA_CRC_GOOD : MPA_CRC_BAD;
     e->ulpdu = rx->prefix;
     e->ulpdu_avail = rx->f.nprefix;
-    e->marker_phase = (uint16_t)((rx->f.start - rx->mbase) & (MPA_MARKER_INTERVAL - 1));
+    e->marker_phase = (uint16_t)((rx->f.start - rx->f.mbase) & (MPA_MARKER_INTERVAL - 1));
     size_t need;
     e->ddp_status = mpa_ddp_decode(rx->prefix, rx->f.nprefix, rx->f.ulpdu_len, &e->ddp, &need);
     e->ddp_anomalies = e->ddp_status == MPA_OK ? mpa_ddp_anomalies(&e->ddp) : 0;
@@ -960,15 +963,74 @@ static int shadow_done(S *s, int dir)
     return 1;
 }
 
+static size_t feed_dir(S *s, int dir, const uint8_t *p, size_t len);
+static void seg_begin(S *s, int dir);
+
+/* A window of the marker models is decided (mkmodel.h): say once what
+ * the sender does differently, then decode the window's octets with the
+ * model chosen, the TCP segment starts seen in it in their places (they
+ * may open the next window: the octets and starts are copied first). */
+static void mk_replay(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    mkmodel *m = &d->mk;
+    uint8_t buf[MK_WIN];
+    uint32_t seg[MK_SEGS];
+    uint32_t nbuf = m->nbuf;
+    unsigned nseg = m->nseg;
+    memcpy(buf, m->buf, nbuf);
+    memcpy(seg, m->seg, nseg * sizeof seg[0]);
+    uint64_t at = d->off;
+    if (m->alive & (1u << m->chosen))
+        at += (uint32_t)(m->first_mk[m->chosen] - m->base_pos);
+    const mk_model *md = &mk_models[m->chosen];
+    int told = mk_apply(m, &d->rx);
+    if (told & 1)
+        finding(s, dir, at, MPA_F_QRK_MRK_PTR_ORDER, "%s",
+                md->order == MK_ORDER_LE16 ? "FPDUPTR little-endian"
+                                           : "marker word little-endian (FPDUPTR in octets 0-1)");
+    if (told & 2)
+        finding(s, dir, at, MPA_F_QRK_MRK_GRID, "grid drifts +4 octets per FPDU (CRC not counted)");
+    uint32_t from = 0;
+    for (unsigned k = 0; k <= nseg; k++) {
+        uint32_t to = k < nseg ? seg[k] : nbuf;
+        if (to > from)
+            from += (uint32_t)feed_dir(s, dir, buf + from, to - from);
+        if (k < nseg)
+            seg_begin(s, dir);
+    }
+}
+
+/* A hole, an end or a full list of segment starts: decide now. */
+static void mk_flush(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    if (d->mk.state != MK_OPEN)
+        return;
+    mk_force(&d->mk);
+    mk_replay(s, dir);
+}
+
 static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
 {
     dirst *d = &s->d[dir];
     size_t i = 0;
     while (i < len && d->mode == MPA_MODE_FPDU) {
+        /* Where the RFC puts the second marker, the models part: hold
+         * the octets until the model is known (mkmodel.h). */
+        if (d->markers && !d->probe && d->mode_off != UINT64_MAX && mk_due(&d->mk, &d->rx))
+            mk_open(&d->mk, &d->rx, d->crc);
+        if (d->mk.state == MK_OPEN) {
+            int decided;
+            i += mk_take(&d->mk, p + i, len - i, &decided);
+            if (decided)
+                mk_replay(s, dir);
+            continue;
+        }
         if (!d->rx.started && d->rx.nmk == 0)
             fpdu_begins(s, dir);
         int item;
-        size_t n = rx_run(&d->rx, p + i, len - i, &item);
+        size_t n = rx_run(&d->rx, p + i, mk_limit(&d->mk, &d->rx, len - i), &item);
         if (d->sh_on) {
             size_t j = 0;
             int sitem = RX_NONE;
@@ -1302,16 +1364,24 @@ size_t mpa_stream_feed(mpa_stream *st, int dir, const uint8_t *p, size_t len)
     dirst *d = &s->d[dir];
     if (len)
         midstream_note(s, dir);
+    size_t i = feed_dir(s, dir, p, len);
+    d->st.octets += i;
+    return i;
+}
+
+/* Octets of dir, whatever its mode; returns those taken (fewer only
+ * while a startup frame waits for the peer's). */
+static size_t feed_dir(S *s, int dir, const uint8_t *p, size_t len)
+{
+    dirst *d = &s->d[dir];
     size_t i = 0;
     while (i < len) {
         size_t n = 0;
         switch ((mpa_dir_mode)d->mode) {
         case MPA_MODE_STARTUP:
             n = feed_startup(s, dir, p + i, len - i);
-            if (n == 0 && d->mode == MPA_MODE_STARTUP && d->sub == SS_HOLD) {
-                d->st.octets += i;
+            if (n == 0 && d->mode == MPA_MODE_STARTUP && d->sub == SS_HOLD)
                 return i;
-            }
             break;
         case MPA_MODE_FPDU:
             n = feed_fpdu(s, dir, p + i, len - i);
@@ -1333,7 +1403,6 @@ size_t mpa_stream_feed(mpa_stream *st, int dir, const uint8_t *p, size_t len)
         }
         i += n;
     }
-    d->st.octets += i;
     return i;
 }
 
@@ -1351,6 +1420,31 @@ void mpa_stream_segment(mpa_stream *st, int dir)
     S *s = SS(st);
     if (dir < 0 || dir > 1)
         return;
+    seg_begin(s, dir);
+}
+
+static void seg_mark(S *s, int dir);
+
+/* A TCP segment of dir begins at its next octet. */
+static void seg_begin(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    if (d->mode != MPA_MODE_FPDU || d->probe)
+        return;
+    /* In a window of the marker models: judged where its octets are
+     * decoded. */
+    if (d->mk.state == MK_OPEN && d->mk.nseg == MK_SEGS)
+        mk_flush(s, dir);
+    if (d->mk.state == MK_OPEN && d->mk.nseg < MK_SEGS) {
+        d->mk.seg[d->mk.nseg++] = d->mk.nbuf;
+        return;
+    }
+    seg_mark(s, dir);
+}
+
+/* A TCP segment of dir begins at its next octet (FPDU mode). */
+static void seg_mark(S *s, int dir)
+{
     dirst *d = &s->d[dir];
     if (d->mode != MPA_MODE_FPDU || d->probe)
         return;
@@ -1385,6 +1479,7 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     dirst *d = &s->d[dir];
     if (d->mode == MPA_MODE_CLOSED)
         return;
+    mk_flush(s, dir);
     const char *how = kind == MPA_END_RST ? "RST" : "FIN";
     midstream_note(s, dir);
     /* Part of a startup frame was sent: not a Responder that never replied. */
@@ -1428,6 +1523,7 @@ void mpa_stream_finish(mpa_stream *st)
     s->finished = 1;
     for (int dir = 0; dir < 2; dir++) {
         dirst *d = &s->d[dir];
+        mk_flush(s, dir);
         int partial = 1;
         if (d->mode == MPA_MODE_STARTUP && d->sub == SS_HDR && d->nhdr)
             data_add(s, dir, d->frame_off, d->nhdr, "capture ended inside a startup frame");
@@ -1488,6 +1584,7 @@ void mpa_stream_gap(mpa_stream *st, int dir, uint64_t len)
         return;
     dirst *d = &s->d[dir];
     midstream_note(s, dir);
+    mk_flush(s, dir);
     if (!d->st.gap_octets)
         d->lost_from = d->off;
     d->st.gap_octets += len;
