@@ -64,6 +64,7 @@ typedef struct iw_item {
             uint8_t pad_len, n_markers, markers, crc_checked, crc_ok;
             uint8_t rtr, negotiated_rtr;
             uint16_t mphase;      /* (seq - marker base) mod 512, when markers */
+            mpa_marker_form mform; /* how the sender writes them (libmpa found) */
             uint32_t crc_wire, crc_calc;
         } fpdu;
         struct {
@@ -94,6 +95,7 @@ typedef struct iw_conv {
     int markers[2], crc[2]; /* in force (last mode change to FPDU) */
     uint32_t mode_frame[2];
     uint32_t mark_base[2];  /* marker base of each direction (from its FPDUs) */
+    mpa_marker_form mform[2]; /* and the form of its markers */
     uint32_t rtr_frame;     /* the negotiated RTR */
     mpa_rtr_kind rtr;
 } iw_conv;

@@ -27,7 +27,7 @@ enum rx_item { RX_NONE = 0, RX_MARKER, RX_FPDU };
 
 /* The octet order of a marker (RFC 5044 4.2 shows RESERVED then FPDUPTR,
  * each in network order). */
-enum { MK_ORDER_BE = 0, MK_ORDER_LE16, MK_ORDER_LE32 };
+enum { MK_ORDER_BE = MPA_MARKER_BE, MK_ORDER_LE16 = MPA_MARKER_LE16, MK_ORDER_LE32 = MPA_MARKER_LE32 };
 
 typedef struct fpdu_rx {
     /* configuration */
@@ -90,6 +90,9 @@ typedef struct fpdu_rx {
 } fpdu_rx;
 
 void rx_init(fpdu_rx *rx, int markers, int crc_on, uint32_t mbase, uint32_t pos);
+
+/* rx_init for a public configuration and marker form (mf may be NULL). */
+void rx_init_cfg(fpdu_rx *rx, const mpa_fpdu_cfg *cfg, const mpa_marker_form *mf, int crc_on, uint32_t pos);
 
 /* Consume octets until an item completes or p[0..len) is used up.
  * Returns the octets consumed; *item is RX_NONE, RX_MARKER or RX_FPDU.

@@ -872,6 +872,8 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     e->ulpdu = rx->prefix;
     e->ulpdu_avail = rx->f.nprefix;
     e->marker_phase = (uint16_t)((rx->f.start - rx->f.mbase) & (MPA_MARKER_INTERVAL - 1));
+    e->marker_order = rx->mk_order;
+    e->marker_nocrc = rx->mk_nocrc;
     size_t need;
     e->ddp_status = mpa_ddp_decode(rx->prefix, rx->f.nprefix, rx->f.ulpdu_len, &e->ddp, &need);
     e->ddp_anomalies = e->ddp_status == MPA_OK ? mpa_ddp_anomalies(&e->ddp) : 0;

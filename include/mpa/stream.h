@@ -100,6 +100,9 @@ typedef struct mpa_ev_fpdu {
                                  octet - the marker base) mod 512, which says
                                  where its markers fall (mpa_fpdu_decode's
                                  mark_base = seq - marker_phase) */
+    uint8_t marker_order;     /* mpa_marker_order the sender was found to use */
+    uint8_t marker_nocrc;     /* its marker count leaves out CRC octets
+                                 (mpa_fpdu_cfg: both go there as they are) */
 } mpa_ev_fpdu;
 
 typedef struct mpa_ev_finding {
