@@ -838,6 +838,38 @@ static void case_cap_midstream(cs_scen *s)
     s->start_chunk = 6; /* Request, Reply and two FPDUs each way not captured */
 }
 
+/* ---- no cascades ------------------------------------------------------ */
+
+/* One ULPDU_Length 512 too long in the middle of plain traffic: the CRC
+ * it reaches is wrong, so is the next; the framing is lost once, and a
+ * valid CRC finds it again (RFC 5044 4.4, 6, 8). */
+static void case_fpd_framing_lost(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    for (unsigned i = 0; i < 4; i++)
+        cs_send(s, D0, i + 1, 100 + 40 * i);
+    mpa_fpdu_faults f = no_faults();
+    f.len_override = 300 + 18 + 512; /* a Send of 300 octets */
+    fpdu_faulty(s, D0, 300, f);
+    for (unsigned i = 0; i < 10; i++)
+        cs_send(s, D0, i + 6, 60 + 25 * i);
+    cs_close_both(s);
+}
+
+/* The same with markers: a marker disagrees with the lengths first. */
+static void case_fpd_framing_lost_mrk(cs_scen *s)
+{
+    cs_start_plain(s, 1, 1);
+    for (unsigned i = 0; i < 4; i++)
+        cs_send(s, D0, i + 1, 100 + 40 * i);
+    mpa_fpdu_faults f = no_faults();
+    f.len_override = 300 + 18 + 512;
+    fpdu_faulty(s, D0, 300, f);
+    for (unsigned i = 0; i < 10; i++)
+        cs_send(s, D0, i + 6, 60 + 25 * i);
+    cs_close_both(s);
+}
+
 /* ---- quirks: markers (docs/quirks.md) ---------------------------------- */
 
 /*
@@ -922,11 +954,11 @@ const cs_case cs_cases[] = {
     {"align", "misaligned segments (5.1)", case_align, "MPA-FPD-ALIGN"},
     {"mulpdu", "ULPDU over MULPDU (4.5)", case_mulpdu, "MPA-FPD-MULPDU"},
     /* What a receiver honouring the M bit sees comes first (these
-     * errors are real for it), then the engine follows the sender. */
-    {"markers-missing", "markers missing (4.3)", case_markers_missing,
-     "MPA-MRK-PRESENT MPA-STA-FIRST-MARKER MPA-CRC-VALID MPA-FPD-ZERO-LEN MPA-FPD-PAD"},
-    {"markers-extra", "markers unasked (4.3)", case_markers_extra,
-     "MPA-MRK-PRESENT MPA-CRC-VALID MPA-FPD-ZERO-LEN MPA-FPD-PAD"},
+     * errors are real for it: a first marker that is not one, or the
+     * first bad CRC; what the wrong framing reads after that is not
+     * judged), then the engine follows the sender. */
+    {"markers-missing", "markers missing (4.3)", case_markers_missing, "MPA-MRK-PRESENT MPA-STA-FIRST-MARKER"},
+    {"markers-extra", "markers unasked (4.3)", case_markers_extra, "MPA-MRK-PRESENT MPA-CRC-VALID"},
     {"mrk-res", "marker reserved bits (4.2)", case_mrk_res, "MPA-MRK-RES"},
     {"mrk-ptr", "FPDUPTR 0 inside an FPDU (4.3)", case_mrk_ptr, "MPA-MRK-PTR"},
     {"mrk-len-same", "marker disagrees with lengths and with its sibling", case_mrk_len_same,
@@ -966,6 +998,10 @@ const cs_case cs_cases[] = {
      "MPA-CAP-HOLE MPA-CAP-RESYNC-FAILED"},
     {"cap-midstream", "capture starts mid-stream, markers one way", case_cap_midstream,
      "MPA-CAP-MIDSTREAM MPA-CAP-RESYNC"},
+    {"fpd-framing-lost", "one wrong ULPDU_Length: framing lost once, found again (RFC 5044 6, 8)",
+     case_fpd_framing_lost, "MPA-CRC-VALID MPA-FPD-FRAMING-LOST"},
+    {"fpd-framing-lost-mrk", "one wrong ULPDU_Length with markers (RFC 5044 4.3, 6, 8)", case_fpd_framing_lost_mrk,
+     "MPA-MRK-LEN-AGREE MPA-MRK-SAME-FPDU MPA-FPD-FRAMING-LOST"},
     /* quirks: markers */
     {"qrk-mrk-order", "markers with FPDUPTR little-endian (RFC 5044 4.2)", case_qrk_mrk_order,
      "MPA-QRK-MRK-PTR-ORDER"},

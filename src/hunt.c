@@ -26,6 +26,7 @@ void hunt_start(hunt *h, uint8_t markers, uint8_t crc, int mbase_known, uint32_t
     h->mbase_known = (uint8_t)(mbase_known != 0);
     h->mbase = mbase;
     h->tried = h->tried_marker = 0;
+    h->mk_order = h->mk_nocrc = 0;
     hunt_clear(h);
 }
 
@@ -82,6 +83,38 @@ static int hunt_hdr_seen(const fpdu_rx *rx)
     return rx->phase == RX_CRC || (rx->phase == RX_BODY && rx->nprefix >= 2);
 }
 
+/* A sender whose marker grid drifts (mk_nocrc): the grid's phase after a
+ * hunt is not known (how many CRCs went by uncounted), and a CRC proves
+ * an FPDU whatever its markers' places.  A marker inside the proving
+ * FPDU says where the grid stands: the last word there that reads as a
+ * marker pointing back to the FPDU's start (RFC 5044 4.3) is taken; the
+ * FPDU's own CRC, after it, moves the base on.  0 when none is seen. */
+static int nocrc_phase(const hunt *h, const hcand *c, uint32_t *mbase)
+{
+    uint32_t len = c->rx.f.wire_len;
+    uint64_t fstart = (uint32_t)(c->rx.f.start - h->isn); /* ring index: low bits only */
+    int got = 0;
+    for (uint32_t j = 4; j + 8 <= len; j += 4) {
+        if (len - j > HUNT_RING - 1 || len - j > h->n)
+            continue;
+        uint8_t w[4];
+        for (int k = 0; k < 4; k++)
+            w[k] = h->ring[(fstart + j + (uint64_t)k) & (HUNT_RING - 1)];
+        unsigned res = (unsigned)w[0] << 8 | w[1], ptr = (unsigned)w[2] << 8 | w[3];
+        if (h->mk_order == MK_ORDER_LE16) {
+            ptr = (unsigned)w[3] << 8 | w[2];
+        } else if (h->mk_order == MK_ORDER_LE32) {
+            ptr = (unsigned)w[1] << 8 | w[0];
+            res = (unsigned)w[3] << 8 | w[2];
+        }
+        if (res == 0 && ptr == j) {
+            *mbase = c->rx.f.start + j + 4u;
+            got = 1;
+        }
+    }
+    return got;
+}
+
 /*
  * Run candidate c over p[0..n).  Returns 1 when it proved itself (*used
  * octets in), -1 when it failed, 0 otherwise.  Proof, strong: an FPDU
@@ -105,6 +138,13 @@ static int hunt_step(const hunt *h, hcand *c, const uint8_t *p, size_t n, size_t
             if (c->rx.mk.len_disagree || c->rx.mk.ptr_bad || c->rx.mk.same_bad)
                 c->mk_bad = 1;
         } else if (item == RX_FPDU) {
+            uint32_t mb;
+            int phase_ok = !c->rx.markers || !c->rx.mk_nocrc || nocrc_phase(h, c, &mb);
+            if (phase_ok && c->rx.markers && c->rx.mk_nocrc)
+                c->rx.mbase = mb;
+            if (c->rx.crc_on && c->rx.f.crc_wire == c->rx.f.crc_calc && h->crc != MPA_TRI_OFF &&
+                hunt_settles_markers(h, c, c->rx.pos) && !phase_ok)
+                continue; /* a drifting grid's phase is still unknown: on to the next FPDU */
             if (c->rx.crc_on && c->rx.f.crc_wire == c->rx.f.crc_calc && h->crc != MPA_TRI_OFF &&
                 hunt_settles_markers(h, c, c->rx.pos)) {
                 c->weak = 0;
@@ -176,6 +216,8 @@ static void hunt_spawn(hunt *h, uint32_t isn, uint64_t start_off, uint64_t last_
     }
     hcand nc;
     rx_init(&nc.rx, markers, h->crc != MPA_TRI_OFF, mbase, first);
+    nc.rx.mk_order = h->mk_order;
+    nc.rx.mk_nocrc = h->mk_nocrc;
     nc.first = first;
     nc.used = 1;
     nc.chain = nc.weak = nc.confirm = nc.mid = nc.mk_bad = nc.n_mk = 0;
@@ -224,6 +266,14 @@ static int hunt_marker_at(const hunt *h, uint32_t isn, uint64_t off, const uint8
     uint64_t m = off - 3;
     uint32_t mseq = isn + (uint32_t)m;
     unsigned res = (unsigned)w[0] << 8 | w[1], ptr = (unsigned)w[2] << 8 | w[3];
+    if (h->mk_nocrc)
+        return 0;
+    if (h->mk_order == MK_ORDER_LE16) {
+        ptr = (unsigned)w[3] << 8 | w[2];
+    } else if (h->mk_order == MK_ORDER_LE32) {
+        ptr = (unsigned)w[1] << 8 | w[0];
+        res = (unsigned)w[3] << 8 | w[2];
+    }
     if (ptr & 3u)
         return 0;
     if (h->mbase_known) {
@@ -269,6 +319,7 @@ static void found(hunt *h, int k, uint64_t at_off, size_t used, hunt_found *out)
 
 int hunt_feed(hunt *h, uint32_t isn, uint64_t base, const uint8_t *p, size_t len, hunt_found *out)
 {
+    h->isn = isn;
     size_t done = 0, at = 0;
     int win;
     for (size_t i = 0; i < len; i++) {

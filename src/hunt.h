@@ -53,6 +53,11 @@ typedef struct hunt {
     uint8_t markers, crc;   /* mpa_tri: what is known of this sender */
     uint8_t mbase_known;    /* mbase fixes the marker phase (and FPDU starts mod 4) */
     uint32_t mbase;
+    /* How this sender writes markers (mkmodel.h), when known: 0 0 is
+     * RFC 5044.  With mk_nocrc the grid drifts, so no marker is trusted
+     * to place an FPDU start; CRCs still prove one. */
+    uint8_t mk_order, mk_nocrc;
+    uint32_t isn;           /* of the direction (hunt_feed's) */
     uint32_t n;             /* octets in the ring since the hunt (re)started */
     uint32_t tried;         /* FPDU starts tried since hunt_start */
     uint32_t tried_marker;  /* of those, pointed to by a marker's FPDUPTR */

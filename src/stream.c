@@ -26,6 +26,7 @@
 enum sub { SS_HDR = 0, SS_PD, SS_HOLD };
 
 #define HUNT_WHY "skipped while resynchronising"
+#define DOUBT_BUF 2048u
 
 typedef struct dirst {
     uint64_t off;         /* octets consumed */
@@ -58,6 +59,25 @@ typedef struct dirst {
     fpdu_rx rx;
     fpdu_rx sh;
     mkmodel mk;           /* how the sender writes markers (mkmodel.h) */
+    /* The framing is in doubt (no cascades): since doubt_off a CRC or a
+     * marker disagreed with the lengths; strikes counts bad CRCs since. */
+    uint8_t doubt, strikes;
+    uint64_t doubt_off;
+    uint8_t h_lost;       /* hunting because the framing was lost */
+    /* The octets read since the first bad CRC of the doubt: if the next
+     * FPDU fails too, the hunt reads them again (FPDUs whose start a
+     * wrong length hid are found there). */
+    uint8_t dbuf_on, dbuf_full;
+    uint32_t dbuf_n;
+    uint64_t dbuf_off;
+    uint8_t dbuf[DOUBT_BUF];
+    /* TCP segment starts not counted yet: they count once an FPDU is
+     * judged (its framing held), and never when the framing is lost (no
+     * alignment figure from misframed octets); the first misaligned one
+     * is remembered for MPA-FPD-ALIGN. */
+    uint32_t pend_seg, pend_aligned, align_into;
+    uint8_t align_pend;
+    uint64_t align_off;
 
     /* MPA_MODE_HUNT (mpa_stream_gap, mid-stream start): hunt.h decides */
     uint8_t h_ms_note;          /* the mid-stream start is still to be reported */
@@ -316,6 +336,7 @@ static void enter_fpdu(S *s, int dir, int markers, int crc, int probe, const cha
     d->sh_on = !probe;
     d->npeek = 0;
     mk_reset(&d->mk);
+    d->doubt = d->strikes = d->dbuf_on = 0;
     set_mode(s, dir, MPA_MODE_FPDU, why);
 }
 
@@ -792,6 +813,13 @@ static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ddp 
     return 0;
 }
 
+/* Segment starts in octets whose framing was lost: not counted. */
+static void seg_drop(dirst *d)
+{
+    d->pend_seg = d->pend_aligned = 0;
+    d->align_pend = 0;
+}
+
 static void on_marker(S *s, int dir, const fpdu_rx *rx)
 {
     dirst *d = &s->d[dir];
@@ -800,11 +828,21 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
     if (d->probe)
         return;
     uint64_t fpdu_off = moff - (uint32_t)(rx->mk.pos - rx->mk.fpdu_start);
-    if (moff == d->mode_off) {
-        if (rx->mk.reserved || rx->mk.fpduptr)
+    int framing_bad = rx->mk.len_disagree || rx->mk.same_bad || rx->mk.ptr_bad;
+    if (d->doubt && moff != d->mode_off) {
+        /* Said already: the framing is in doubt.  With CRCs off only a
+         * marker that agrees with the lengths clears it. */
+        if (!framing_bad && !rx->mk.res_bad && !d->crc)
+            d->doubt = 0;
+    } else if (moff == d->mode_off) {
+        if (rx->mk.reserved || rx->mk.fpduptr) {
             finding(s, dir, moff, MPA_F_STA_FIRST_MARKER,
                     "first FPDU-mode octets are %04x %04x, not the marker 0x00000000", rx->mk.reserved,
                     rx->mk.fpduptr);
+            d->doubt = 1; /* what follows is read on a framing in doubt */
+            d->strikes = 0;
+            d->doubt_off = moff;
+        }
     } else {
         if (rx->mk.res_bad)
             finding(s, dir, moff, MPA_F_MRK_RES, "marker reserved 0x%04x, FPDUPTR 0x%04x (low bits set: %s)",
@@ -826,6 +864,11 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
             finding(s, dir, moff, MPA_F_MRK_SAME_FPDU,
                     "marker points to offset %llu, an earlier marker of the same FPDU to another start",
                     (unsigned long long)(moff - (rx->mk.fpduptr & ~3u)));
+        if (framing_bad) {
+            d->doubt = 1;
+            d->strikes = 0;
+            d->doubt_off = moff;
+        }
     }
     mpa_event ev;
     ev_init_n(s, &ev, MPA_EV_MARKER, dir, moff, sizeof ev.u.marker);
@@ -834,6 +877,127 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
     ev.u.marker.fpdu_off = fpdu_off;
     ev.u.marker.leading = rx->mk.leading;
     emit(s, &ev);
+}
+
+static void seg_commit(S *s, int dir);
+
+/* A hole or the end: the segment starts seen count unless the framing
+ * is in doubt with more than one bad FPDU, or an FPDU read in doubt is
+ * left unfinished. */
+static void seg_settle(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    if (d->doubt && (d->strikes > 1 || d->rx.started || d->rx.nmk))
+        seg_drop(d);
+    else
+        seg_commit(s, dir);
+}
+
+/* The segment starts seen so far fall in octets whose framing held. */
+static void seg_commit(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    d->st.segments += d->pend_seg;
+    d->st.segments_aligned += d->pend_aligned;
+    d->pend_seg = d->pend_aligned = 0;
+    if (d->align_pend && !d->align_done) {
+        d->align_done = 1;
+        finding(s, dir, d->align_off, MPA_F_FPD_ALIGN,
+                "TCP segment starts %u octets into an FPDU (later misaligned segments are counted only)",
+                d->align_into);
+    }
+    d->align_pend = 0;
+}
+
+/*
+ * No cascades (RFC 5044 6, 8): an FPDU with a bad CRC is reported once
+ * (its header is still judged, its size is not); every FPDU after it
+ * goes unjudged while the framing is in doubt.
+ * A valid CRC clears the doubt (a corrupted octet, not a lost frame); a
+ * second bad CRC means the lengths no longer find FPDUs: one finding says
+ * where the framing was lost, and the direction hunts for an FPDU start
+ * it can prove (hunt.h), its octets counted as skipped.  Returns 0 to
+ * judge the FPDU, 1 to emit it unjudged, 2 when it is skipped.
+ */
+static size_t feed_dir(S *s, int dir, const uint8_t *p, size_t len);
+
+static int framing_doubt(S *s, int dir, uint64_t foff, const fpdu_rx *rx, int bad)
+{
+    dirst *d = &s->d[dir];
+    if (!bad) {
+        if (d->crc)
+            d->doubt = d->dbuf_on = 0;
+        return d->doubt;
+    }
+    if (!d->doubt || !d->dbuf_on) {
+        d->dbuf_on = 1;
+        d->dbuf_full = 0;
+        d->dbuf_n = 0;
+        d->dbuf_off = d->off;
+    }
+    if (!d->doubt) {
+        d->doubt = 1;
+        d->strikes = 1;
+        d->doubt_off = foff;
+        const mpa_frame *own = frame_of(s, dir), *peer = frame_of(s, !dir);
+        if (own && peer && !own->c && peer->c)
+            finding(s, dir, foff + rx->f.wire_len - 4, MPA_F_CRC_NEGOTIATE,
+                    "CRC field 0x%08x, CRC32C 0x%08x: this side sent C=0 but the peer's C=1 turns CRCs on",
+                    rx->f.crc_wire, rx->f.crc_calc);
+        else
+            finding(s, dir, foff + rx->f.wire_len - 4, MPA_F_CRC_VALID, "CRC field 0x%08x, CRC32C 0x%08x",
+                    rx->f.crc_wire, rx->f.crc_calc);
+        return 0; /* its DDP/RDMAP header is judged: the fault may be elsewhere */
+    }
+    /* While the shadow parse (the other marker setting) still reads its
+     * first FPDU, it may yet explain the CRCs. */
+    if (++d->strikes < 2 || d->sh_on)
+        return 1;
+    finding(s, dir, d->doubt_off, MPA_F_FPD_FRAMING_LOST, "lengths not confirmed from offset %llu",
+            (unsigned long long)d->doubt_off);
+    d->doubt = d->strikes = 0;
+    d->dbuf_on = 0;
+    seg_drop(d);
+    /* Hunt from the end of the first bad FPDU when its octets are kept. */
+    int again = !d->dbuf_full && d->dbuf_off + d->dbuf_n == d->off;
+    uint64_t from = again ? d->dbuf_off : foff, to = d->off;
+    if (again)
+        d->off = from;
+    hunt_enter(s, dir, d->markers ? MPA_TRI_ON : MPA_TRI_OFF, MPA_TRI_ON, 1, rx->f.mbase, "framing lost");
+    d->h.mk_order = rx->mk_order;
+    d->h.mk_nocrc = rx->mk_nocrc;
+    d->h_off = d->h_from = from;
+    d->h_lost = 1; /* the resync is counted, and shown as a mode change */
+    if (again) {
+        uint8_t buf[DOUBT_BUF];
+        uint32_t n = d->dbuf_n;
+        memcpy(buf, d->dbuf, n);
+        if (feed_dir(s, dir, buf, n) < n || d->off != to)
+            d->off = to; /* cannot happen: every mode takes every octet */
+    }
+    return 2;
+}
+
+/* The FPDU's size and pad (RFC 5044 4.1, 4.5; RFC 5041 4), once its
+ * framing holds; the segment starts seen count from here. */
+static void fpdu_size_checks(S *s, int dir, uint64_t foff, const fpdu_rx *rx, const mpa_ev_fpdu *e)
+{
+    dirst *d = &s->d[dir];
+    seg_commit(s, dir);
+    if (rx->f.pad_nonzero)
+        finding(s, dir, foff, MPA_F_FPD_PAD, "pad octets (%u) not zero", rx->f.pad_len);
+    if (rx->f.ulpdu_len > MPA_ULPDU_MAX)
+        finding(s, dir, foff, MPA_F_FPD_ULPDU_MAX, "ULPDU_Length %u > 64768", rx->f.ulpdu_len);
+    if (s->cfg.emss[dir]) {
+        unsigned mul = mpa_mulpdu(s->cfg.emss[dir], d->markers);
+        if (rx->f.ulpdu_len > mul)
+            finding(s, dir, foff, MPA_F_FPD_MULPDU, "ULPDU_Length %u > MULPDU %u (EMSS %u, markers %s)",
+                    rx->f.ulpdu_len, mul, s->cfg.emss[dir], d->markers ? "on" : "off");
+    }
+    if (e->ddp_status == MPA_E_INVALID)
+        finding(s, dir, foff, MPA_F_FPD_ZERO_LEN,
+                "ULPDU of %u octets cannot hold the %zu-octet DDP/RDMAP header it starts", rx->f.ulpdu_len,
+                e->ddp.need_len);
 }
 
 static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
@@ -884,31 +1048,27 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     if (index == 0)
         d->first_fpdu_ok = crc_ok;
 
-    if (e->crc == MPA_CRC_BAD) {
+    e->negotiated_rtr = 0;
+    if (e->crc == MPA_CRC_BAD)
         d->st.crc_bad++;
-        const mpa_frame *own = frame_of(s, dir), *peer = frame_of(s, !dir);
-        if (own && peer && !own->c && peer->c)
-            finding(s, dir, foff + rx->f.wire_len - 4, MPA_F_CRC_NEGOTIATE,
-                    "CRC field 0x%08x, CRC32C 0x%08x: this side sent C=0 but the peer's C=1 turns CRCs on",
-                    rx->f.crc_wire, rx->f.crc_calc);
-        else
-            finding(s, dir, foff + rx->f.wire_len - 4, MPA_F_CRC_VALID, "CRC field 0x%08x, CRC32C 0x%08x",
-                    rx->f.crc_wire, rx->f.crc_calc);
+    if (e->crc == MPA_CRC_BAD || d->doubt) {
+        int how = framing_doubt(s, dir, foff, rx, e->crc == MPA_CRC_BAD);
+        if (how > 1) {
+            /* Framing lost: these octets are skipped, not an FPDU. */
+            d->st.fpdus--;
+            d->st.ulpdu_octets -= rx->f.ulpdu_len;
+            d->nfpdu--;
+            return;
+        }
+        if (how) {
+            emit(s, &ev); /* decoded as read, not judged */
+            return;
+        }
     }
-    if (rx->f.pad_nonzero)
-        finding(s, dir, foff, MPA_F_FPD_PAD, "pad octets (%u) not zero", rx->f.pad_len);
-    if (rx->f.ulpdu_len > MPA_ULPDU_MAX)
-        finding(s, dir, foff, MPA_F_FPD_ULPDU_MAX, "ULPDU_Length %u > 64768", rx->f.ulpdu_len);
-    if (s->cfg.emss[dir]) {
-        unsigned mul = mpa_mulpdu(s->cfg.emss[dir], d->markers);
-        if (rx->f.ulpdu_len > mul)
-            finding(s, dir, foff, MPA_F_FPD_MULPDU, "ULPDU_Length %u > MULPDU %u (EMSS %u, markers %s)",
-                    rx->f.ulpdu_len, mul, s->cfg.emss[dir], d->markers ? "on" : "off");
-    }
-    if (e->ddp_status == MPA_E_INVALID)
-        finding(s, dir, foff, MPA_F_FPD_ZERO_LEN,
-                "ULPDU of %u octets cannot hold the %zu-octet DDP/RDMAP header it starts", rx->f.ulpdu_len,
-                e->ddp.need_len);
+    /* A bad CRC leaves its ULPDU_Length unproven: its size is not judged
+     * (the DDP/RDMAP header it starts with still is). */
+    if (e->crc != MPA_CRC_BAD)
+        fpdu_size_checks(s, dir, foff, rx, e);
     if (e->ddp_status == MPA_OK)
         map_ddp_anomalies(s, dir, foff, &e->ddp, e->ddp_anomalies);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE) {
@@ -965,7 +1125,6 @@ static int shadow_done(S *s, int dir)
     return 1;
 }
 
-static size_t feed_dir(S *s, int dir, const uint8_t *p, size_t len);
 static void seg_begin(S *s, int dir);
 
 /* A window of the marker models is decided (mkmodel.h): say once what
@@ -1033,6 +1192,14 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
             fpdu_begins(s, dir);
         int item;
         size_t n = rx_run(&d->rx, p + i, mk_limit(&d->mk, &d->rx, len - i), &item);
+        if (d->dbuf_on && !d->dbuf_full) {
+            if (d->dbuf_n + n <= DOUBT_BUF) {
+                memcpy(d->dbuf + d->dbuf_n, p + i, n);
+                d->dbuf_n += (uint32_t)n;
+            } else {
+                d->dbuf_full = 1;
+            }
+        }
         if (d->sh_on) {
             size_t j = 0;
             int sitem = RX_NONE;
@@ -1179,13 +1346,18 @@ static void hunt_resume(S *s, int dir, const hunt_found *hf)
     d->rx = hf->rx;
     d->rx.crc_on = d->crc;
     d->mode_off = UINT64_MAX; /* no startup rule applies to these FPDUs */
+    d->doubt = d->strikes = d->dbuf_on = 0;
     d->st.resyncs++;
-    finding(s, dir, fstart, MPA_F_CAP_RESYNC,
-            "decoding resumes at offset %llu after %llu skipped octets: %s%s (markers %s, CRC %s)",
-            (unsigned long long)fstart, (unsigned long long)skipped,
-            hf->weak ? "FPDUs chained by their lengths and DDP headers" : "valid CRC",
-            hf->by_marker ? ", found from a marker's FPDUPTR" : "", d->markers ? "on" : "off",
-            d->crc ? "on" : "off");
+    /* After a loss of framing, MPA-FPD-FRAMING-LOST said it all: the
+     * resync is counted and shown as the mode change. */
+    if (!d->h_lost)
+        finding(s, dir, fstart, MPA_F_CAP_RESYNC,
+                "decoding resumes at offset %llu after %llu skipped octets: %s%s (markers %s, CRC %s)",
+                (unsigned long long)fstart, (unsigned long long)skipped,
+                hf->weak ? "FPDUs chained by their lengths and DDP headers" : "valid CRC",
+                hf->by_marker ? ", found from a marker's FPDUPTR" : "", d->markers ? "on" : "off",
+                d->crc ? "on" : "off");
+    d->h_lost = 0;
     set_mode_at(s, dir, fstart, MPA_MODE_FPDU, "resynchronised");
     /* Strong proof: at the end of the proving FPDU, which is emitted.
      * Weak proof: a few octets into the FPDU after the chain, which the
@@ -1312,9 +1484,12 @@ static void gap_apply(S *s, int dir, uint64_t len)
         d->off += len;
         hunt_enter(s, dir, d->markers ? MPA_TRI_ON : MPA_TRI_OFF, d->crc ? MPA_TRI_ON : MPA_TRI_OFF, 1,
                    d->rx.mbase, "hole in FPDU mode");
+        d->h.mk_order = d->rx.mk_order;
+        d->h.mk_nocrc = d->rx.mk_nocrc;
         return;
     case MPA_MODE_HUNT:
         hunt_report_skipped(s, dir);
+        d->h_lost = 0;
         d->off += len;
         d->h_off = d->off;
         hunt_clear(&d->h);
@@ -1450,12 +1625,12 @@ static void seg_mark(S *s, int dir)
     dirst *d = &s->d[dir];
     if (d->mode != MPA_MODE_FPDU || d->probe)
         return;
-    d->st.segments++;
+    d->pend_seg++;
     /* While looking for a 2007 RtR frame the octets held are not in the
      * receive machine yet: none held means an FPDU (or that frame) starts. */
     int between = d->peek ? d->npeek == 0 : (!d->rx.started && d->rx.nmk == 0);
     if (between) {
-        d->st.segments_aligned++;
+        d->pend_aligned++;
         return;
     }
     /* A segment inside an FPDU that began before octets the capture lost
@@ -1465,11 +1640,10 @@ static void seg_mark(S *s, int dir)
         evidence_lost(s, dir, d->off, MPA_F_FPD_ALIGN, dir, UINT64_MAX);
         return;
     }
-    if (!d->align_done) {
-        d->align_done = 1;
-        finding(s, dir, d->off + (d->peek ? d->npeek : 0), MPA_F_FPD_ALIGN,
-                "TCP segment starts %u octets into an FPDU (later misaligned segments are counted only)",
-                d->peek ? d->npeek : rx_partial(&d->rx));
+    if (!d->align_done && !d->align_pend) {
+        d->align_pend = 1;
+        d->align_off = d->off + (d->peek ? d->npeek : 0);
+        d->align_into = d->peek ? d->npeek : rx_partial(&d->rx);
     }
 }
 
@@ -1482,6 +1656,7 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     if (d->mode == MPA_MODE_CLOSED)
         return;
     mk_flush(s, dir);
+    seg_settle(s, dir);
     const char *how = kind == MPA_END_RST ? "RST" : "FIN";
     midstream_note(s, dir);
     /* Part of a startup frame was sent: not a Responder that never replied. */
@@ -1526,6 +1701,7 @@ void mpa_stream_finish(mpa_stream *st)
     for (int dir = 0; dir < 2; dir++) {
         dirst *d = &s->d[dir];
         mk_flush(s, dir);
+        seg_settle(s, dir);
         int partial = 1;
         if (d->mode == MPA_MODE_STARTUP && d->sub == SS_HDR && d->nhdr)
             data_add(s, dir, d->frame_off, d->nhdr, "capture ended inside a startup frame");
@@ -1587,6 +1763,7 @@ void mpa_stream_gap(mpa_stream *st, int dir, uint64_t len)
     dirst *d = &s->d[dir];
     midstream_note(s, dir);
     mk_flush(s, dir);
+    seg_settle(s, dir);
     if (!d->st.gap_octets)
         d->lost_from = d->off;
     d->st.gap_octets += len;
