@@ -1018,6 +1018,8 @@ static const struct {
     const char *slug;
     unsigned n[2];
 } cs_truth[] = {
+    {"cap-hole", {9, 9}},      /* 10 each way, one lost each way */
+    {"cap-midstream", {10, 10}}, /* 12 each way, the first 2 not captured */
     {"qrk-mrk-order", {22, 22}},
     {"qrk-mrk-drift", {22, 22}},
     {"qrk-mrk-2008", {22, 22}},

@@ -138,6 +138,8 @@ static int hunt_step(const hunt *h, hcand *c, const uint8_t *p, size_t n, size_t
             if (c->rx.mk.len_disagree || c->rx.mk.ptr_bad || c->rx.mk.same_bad)
                 c->mk_bad = 1;
         } else if (item == RX_FPDU) {
+            if (c->rx.crc_on && c->rx.f.crc_wire != c->rx.f.crc_calc)
+                c->crc_bad = 1;
             uint32_t mb;
             int phase_ok = !c->rx.markers || !c->rx.mk_nocrc || nocrc_phase(h, c, &mb);
             if (phase_ok && c->rx.markers && c->rx.mk_nocrc)
@@ -220,7 +222,7 @@ static void hunt_spawn(hunt *h, uint32_t isn, uint64_t start_off, uint64_t last_
     nc.rx.mk_nocrc = h->mk_nocrc;
     nc.first = first;
     nc.used = 1;
-    nc.chain = nc.weak = nc.confirm = nc.mid = nc.mk_bad = nc.n_mk = 0;
+    nc.chain = nc.weak = nc.confirm = nc.mid = nc.mk_bad = nc.n_mk = nc.crc_bad = 0;
     nc.by_marker = (uint8_t)by_marker;
     uint8_t tmp[HUNT_RING];
     size_t n = (size_t)(last_off - start_off + 1);
@@ -310,6 +312,9 @@ static void found(hunt *h, int k, uint64_t at_off, size_t used, hunt_found *out)
     out->weak = c->weak;
     out->mid = c->mid;
     out->by_marker = c->by_marker;
+    out->first_off = at_off - (uint32_t)(c->rx.pos - c->first);
+    out->chain_crc_bad = c->crc_bad;
+    out->ring_n = h->n;
     h->markers = c->rx.markers ? MPA_TRI_ON : MPA_TRI_OFF;
     h->crc = c->weak ? MPA_TRI_OFF : MPA_TRI_ON;
     h->mbase_known = 1;

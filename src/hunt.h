@@ -46,6 +46,7 @@ typedef struct hcand {
     uint8_t mk_bad;     /* a marker disagreed with the lengths */
     uint8_t n_mk;       /* markers read (saturating) */
     uint8_t by_marker;  /* started where a marker's FPDUPTR pointed */
+    uint8_t crc_bad;    /* an FPDU of its chain had a CRC that did not match */
 } hcand;
 
 /* One direction's hunt.  Zero-filled is a valid, empty state. */
@@ -74,6 +75,9 @@ typedef struct hunt_found {
     uint8_t mid;        /* the machine is inside the FPDU after the chain;
                            else it has just completed the proving FPDU */
     uint8_t by_marker;  /* it started where a marker's FPDUPTR pointed */
+    uint64_t first_off; /* stream offset of the first FPDU of its chain */
+    uint8_t chain_crc_bad; /* an FPDU of that chain had a CRC that did not match */
+    uint32_t ring_n;    /* octets the ring held, up to the proof */
 } hunt_found;
 
 /* Begin hunting with what is known of the sender (mpa_tri markers, crc);

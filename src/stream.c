@@ -1332,11 +1332,18 @@ static void hunt_told(S *s, int dir, uint8_t markers, uint8_t crc)
 
 static uint8_t tri(int on) { return on ? MPA_TRI_ON : MPA_TRI_OFF; }
 
-/* The hunt found where FPDUs begin: decode from there on. */
+/* The hunt found where FPDUs begin: decode from there on.  Every FPDU of
+ * the chain that proved it is entirely present: when the ring still
+ * holds them all, decoding resumes at the first and they are read again
+ * (mid-stream, after a hole: no FPDU that can be proved is left out). */
 static void hunt_resume(S *s, int dir, const hunt_found *hf)
 {
     dirst *d = &s->d[dir];
-    uint64_t fstart = hf->fstart;
+    uint64_t fstart = hf->fstart, cur = d->off;
+    int again = hf->first_off < fstart && cur - hf->first_off <= hf->ring_n && cur - hf->first_off <= HUNT_RING &&
+                !hf->rx.mk_nocrc && hf->first_off >= d->h_off && (hf->weak || !hf->chain_crc_bad);
+    if (again)
+        fstart = hf->first_off;
     uint64_t skipped = fstart - d->h_off;
     if (fstart > d->h_off)
         data_add(s, dir, d->h_off, fstart - d->h_off, HUNT_WHY);
@@ -1359,6 +1366,19 @@ static void hunt_resume(S *s, int dir, const hunt_found *hf)
                 d->crc ? "on" : "off");
     d->h_lost = 0;
     set_mode_at(s, dir, fstart, MPA_MODE_FPDU, "resynchronised");
+    if (again) {
+        uint8_t buf[HUNT_RING];
+        uint32_t n = (uint32_t)(cur - fstart);
+        for (uint32_t k = 0; k < n; k++)
+            buf[k] = d->h.ring[(fstart + k) & (HUNT_RING - 1)];
+        fpdu_rx r = d->rx;
+        rx_init(&d->rx, r.markers, r.crc_on, r.mbase, seq_of(s, dir, fstart));
+        d->rx.mk_order = r.mk_order;
+        d->off = fstart;
+        if (feed_fpdu_core(s, dir, buf, n) < n || d->off != cur)
+            d->off = cur; /* the chain read the same way: cannot happen */
+        return;
+    }
     /* Strong proof: at the end of the proving FPDU, which is emitted.
      * Weak proof: a few octets into the FPDU after the chain, which the
      * machine goes on to read (the chain itself is reported skipped). */
