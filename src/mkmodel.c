@@ -25,6 +25,19 @@ void mk_reset(mkmodel *m)
     m->ntries = 0;
 }
 
+void mk_resumed(mkmodel *m, const fpdu_rx *rx)
+{
+    if (m->state == MK_IDLE && !m->allowed && !m->ntries)
+        mk_reset(m); /* never in FPDU mode before (a mid-stream start) */
+    if (m->state == MK_DONE || m->order_set)
+        return;
+    m->state = MK_IDLE;
+    m->grid_set = 1;
+    for (int j = 0; j < MK_NMODELS; j++)
+        if (mk_models[j].nocrc != rx->mk_nocrc)
+            m->allowed &= (uint8_t)~(1u << j);
+}
+
 /* Octets to the next marker position of rx (0: one is due now). */
 static uint32_t to_marker(const fpdu_rx *rx)
 {
@@ -96,15 +109,20 @@ static void judge(mkmodel *m, int k, int item)
     }
 }
 
-/* The first model alive, once it read a good marker (or force). */
+/* The first model alive, once it read a good marker.  Forced (the
+ * window is full, a hole, the end), the first alive that read one; a
+ * model that read no marker at all proves nothing. */
 static int decide(mkmodel *m, int force)
 {
     for (int k = 0; k < MK_NMODELS; k++) {
         uint8_t bit = (uint8_t)(1u << k);
         if (!(m->alive & bit))
             continue;
-        if (!(m->good & bit) && !force)
-            return 0;
+        if (!(m->good & bit)) {
+            if (!force)
+                return 0;
+            continue;
+        }
         m->chosen = (uint8_t)k;
         return 1;
     }
@@ -140,16 +158,16 @@ void mk_force(mkmodel *m)
 
 int mk_apply(mkmodel *m, fpdu_rx *rx)
 {
+    if (!m->alive) {
+        m->state = MK_DONE;
+        return 0;
+    }
     int k = m->chosen;
     const mk_model *md = &mk_models[k];
     uint8_t bit = (uint8_t)(1u << k);
     fpdu_rx r;
     model_of(&r, rx, md);
     *rx = r;
-    if (!m->alive) {
-        m->state = MK_DONE;
-        return 0;
-    }
     if (m->ord_ev & bit)
         m->order_set = 1;
     if (m->grid_ev & bit)

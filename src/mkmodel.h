@@ -69,6 +69,11 @@ typedef struct mkmodel {
 /* A fresh start (FPDU mode entered with the RFC's reading). */
 void mk_reset(mkmodel *m);
 
+/* Decoding resumed after a hunt: the grid's phase is not known any more
+ * (a drifting grid's drift went on uncounted), so only the byte order is
+ * still worked out, if it is not settled yet. */
+void mk_resumed(mkmodel *m, const fpdu_rx *rx);
+
 /* Should a window open before the next octet of rx (the model in force)?
  * Yes at each of its marker positions after the base, until settled. */
 int mk_due(const mkmodel *m, const fpdu_rx *rx);

@@ -1179,7 +1179,7 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
     while (i < len && d->mode == MPA_MODE_FPDU) {
         /* Where the RFC puts the second marker, the models part: hold
          * the octets until the model is known (mkmodel.h). */
-        if (d->markers && !d->probe && d->mode_off != UINT64_MAX && mk_due(&d->mk, &d->rx))
+        if (d->markers && !d->probe && mk_due(&d->mk, &d->rx))
             mk_open(&d->mk, &d->rx, d->crc);
         if (d->mk.state == MK_OPEN) {
             int decided;
@@ -1365,6 +1365,7 @@ static void hunt_resume(S *s, int dir, const hunt_found *hf)
                 hf->by_marker ? ", found from a marker's FPDUPTR" : "", d->markers ? "on" : "off",
                 d->crc ? "on" : "off");
     d->h_lost = 0;
+    mk_resumed(&d->mk, &hf->rx);
     set_mode_at(s, dir, fstart, MPA_MODE_FPDU, "resynchronised");
     if (again) {
         uint8_t buf[HUNT_RING];
