@@ -26,7 +26,7 @@ void hunt_start(hunt *h, uint8_t markers, uint8_t crc, int mbase_known, uint32_t
     h->mbase_known = (uint8_t)(mbase_known != 0);
     h->mbase = mbase;
     h->tried = h->tried_marker = 0;
-    h->mk_order = h->mk_nocrc = 0;
+    h->mk_order = h->mk_nocrc = h->try_nocrc = 0;
     hunt_clear(h);
 }
 
@@ -147,14 +147,20 @@ static int hunt_step(const hunt *h, hcand *c, const uint8_t *p, size_t n, size_t
             if (c->rx.crc_on && c->rx.f.crc_wire == c->rx.f.crc_calc && h->crc != MPA_TRI_OFF &&
                 hunt_settles_markers(h, c, c->rx.pos) && !phase_ok)
                 continue; /* a drifting grid's phase is still unknown: on to the next FPDU */
+            /* With the grid unknown (try_nocrc), a proof must have read
+             * markers, and (on the RFC grid) read them right. */
+            int grid_ok = !h->try_nocrc || !c->rx.markers || (c->n_mk && (c->rx.mk_nocrc || !c->mk_bad));
+            if (c->rx.crc_on && c->rx.f.crc_wire == c->rx.f.crc_calc && h->crc != MPA_TRI_OFF && !grid_ok &&
+                !c->mk_bad)
+                continue; /* not yet: on to the next FPDU */
             if (c->rx.crc_on && c->rx.f.crc_wire == c->rx.f.crc_calc && h->crc != MPA_TRI_OFF &&
-                hunt_settles_markers(h, c, c->rx.pos)) {
+                hunt_settles_markers(h, c, c->rx.pos) && grid_ok) {
                 c->weak = 0;
                 c->mid = 0;
                 *used = i;
                 return 1;
             }
-            if (h->crc == MPA_TRI_ON || c->mk_bad)
+            if (h->crc == MPA_TRI_ON || (c->mk_bad && !c->rx.mk_nocrc))
                 return -1;
             c->weak = 1;
             c->confirm = 1;
@@ -207,19 +213,19 @@ static uint8_t ring_at(const hunt *h, uint64_t off) { return h->ring[off & (HUNT
  * those that chained further, then those nearer the end of their FPDU
  * (a real FPDU is usually far shorter than a random length). */
 static void hunt_spawn(hunt *h, uint32_t isn, uint64_t start_off, uint64_t last_off, int markers, uint32_t mbase,
-                       int by_marker)
+                       int by_marker, int nocrc)
 {
     uint32_t first = isn + (uint32_t)start_off;
     for (int k = 0; k < HUNT_CANDS; k++) {
         const hcand *c = &h->c[k];
-        if (c->used && c->first == first && c->rx.markers == markers &&
+        if (c->used && c->first == first && c->rx.markers == markers && c->rx.mk_nocrc == nocrc &&
             (!markers || ((c->rx.mbase - mbase) & (MPA_MARKER_INTERVAL - 1)) == 0))
             return;
     }
     hcand nc;
     rx_init(&nc.rx, markers, h->crc != MPA_TRI_OFF, mbase, first);
     nc.rx.mk_order = h->mk_order;
-    nc.rx.mk_nocrc = h->mk_nocrc;
+    nc.rx.mk_nocrc = (uint8_t)(markers && nocrc);
     nc.first = first;
     nc.used = 1;
     nc.chain = nc.weak = nc.confirm = nc.mid = nc.mk_bad = nc.n_mk = nc.crc_bad = 0;
@@ -354,11 +360,13 @@ int hunt_feed(hunt *h, uint32_t isn, uint64_t base, const uint8_t *p, size_t len
             goto lock;
         done = i + 1;
         if (nm)
-            hunt_spawn(h, isn, off - 3, off, 0, 0, 0);
+            hunt_spawn(h, isn, off - 3, off, 0, 0, 0, 0);
         if (hm)
-            hunt_spawn(h, isn, off - 3, off, 1, h->mbase, 0);
+            hunt_spawn(h, isn, off - 3, off, 1, h->mbase, 0, h->mk_nocrc);
+        if (hm && h->try_nocrc && !h->mk_nocrc)
+            hunt_spawn(h, isn, off - 3, off, 1, h->mbase, 0, 1);
         if (mk)
-            hunt_spawn(h, isn, mstart, off, 1, mbase, 1);
+            hunt_spawn(h, isn, mstart, off, 1, mbase, 1, 0);
     }
     win = hunt_advance(h, p + done, len - done, &at);
     if (win >= 0)

@@ -58,6 +58,7 @@ typedef struct hunt {
      * RFC 5044.  With mk_nocrc the grid drifts, so no marker is trusted
      * to place an FPDU start; CRCs still prove one. */
     uint8_t mk_order, mk_nocrc;
+    uint8_t try_nocrc;      /* the grid is not known yet: try a drifting one too */
     uint32_t isn;           /* of the direction (hunt_feed's) */
     uint32_t n;             /* octets in the ring since the hunt (re)started */
     uint32_t tried;         /* FPDU starts tried since hunt_start */

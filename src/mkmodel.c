@@ -25,17 +25,23 @@ void mk_reset(mkmodel *m)
     m->ntries = 0;
 }
 
-void mk_resumed(mkmodel *m, const fpdu_rx *rx)
+int mk_resumed(mkmodel *m, const fpdu_rx *rx)
 {
     if (m->state == MK_IDLE && !m->allowed && !m->ntries)
         mk_reset(m); /* never in FPDU mode before (a mid-stream start) */
+    int told = 0;
+    if (rx->markers && rx->mk_nocrc && !m->told_grid) {
+        m->told_grid = 1;
+        told = 1;
+    }
     if (m->state == MK_DONE || m->order_set)
-        return;
+        return told;
     m->state = MK_IDLE;
     m->grid_set = 1;
     for (int j = 0; j < MK_NMODELS; j++)
         if (mk_models[j].nocrc != rx->mk_nocrc)
             m->allowed &= (uint8_t)~(1u << j);
+    return told;
 }
 
 /* Octets to the next marker position of rx (0: one is due now). */

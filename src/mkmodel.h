@@ -72,7 +72,8 @@ void mk_reset(mkmodel *m);
 /* Decoding resumed after a hunt: the grid's phase is not known any more
  * (a drifting grid's drift went on uncounted), so only the byte order is
  * still worked out, if it is not settled yet. */
-void mk_resumed(mkmodel *m, const fpdu_rx *rx);
+int mk_resumed(mkmodel *m, const fpdu_rx *rx);
+/* (returns 1 when the resync found the grid drifting, not said before) */
 
 /* Should a window open before the next octet of rx (the model in force)?
  * Yes at each of its marker positions after the base, until settled. */

@@ -1342,6 +1342,10 @@ static void hunt_resume(S *s, int dir, const hunt_found *hf)
     uint64_t fstart = hf->fstart, cur = d->off;
     int again = hf->first_off < fstart && cur - hf->first_off <= hf->ring_n && cur - hf->first_off <= HUNT_RING &&
                 !hf->rx.mk_nocrc && hf->first_off >= d->h_off && (hf->weak || !hf->chain_crc_bad);
+    /* A drifting grid's phase was found in the proving FPDU (hunt.c):
+     * that FPDU is read again with it. */
+    int nocrc = hf->rx.markers && hf->rx.mk_nocrc && !hf->mid && cur - fstart <= hf->ring_n &&
+                cur - fstart <= HUNT_RING;
     if (again)
         fstart = hf->first_off;
     uint64_t skipped = fstart - d->h_off;
@@ -1365,16 +1369,18 @@ static void hunt_resume(S *s, int dir, const hunt_found *hf)
                 hf->by_marker ? ", found from a marker's FPDUPTR" : "", d->markers ? "on" : "off",
                 d->crc ? "on" : "off");
     d->h_lost = 0;
-    mk_resumed(&d->mk, &hf->rx);
+    if (mk_resumed(&d->mk, &hf->rx))
+        finding(s, dir, fstart, MPA_F_QRK_MRK_GRID, "grid drifts +4 octets per FPDU (CRC not counted)");
     set_mode_at(s, dir, fstart, MPA_MODE_FPDU, "resynchronised");
-    if (again) {
+    if (again || nocrc) {
         uint8_t buf[HUNT_RING];
         uint32_t n = (uint32_t)(cur - fstart);
         for (uint32_t k = 0; k < n; k++)
             buf[k] = d->h.ring[(fstart + k) & (HUNT_RING - 1)];
         fpdu_rx r = d->rx;
-        rx_init(&d->rx, r.markers, r.crc_on, r.mbase, seq_of(s, dir, fstart));
+        rx_init(&d->rx, r.markers, r.crc_on, r.mbase - (nocrc ? 4u : 0u), seq_of(s, dir, fstart));
         d->rx.mk_order = r.mk_order;
+        d->rx.mk_nocrc = (uint8_t)nocrc;
         d->off = fstart;
         if (feed_fpdu_core(s, dir, buf, n) < n || d->off != cur)
             d->off = cur; /* the chain read the same way: cannot happen */
@@ -1507,6 +1513,8 @@ static void gap_apply(S *s, int dir, uint64_t len)
                    d->rx.mbase, "hole in FPDU mode");
         d->h.mk_order = d->rx.mk_order;
         d->h.mk_nocrc = d->rx.mk_nocrc;
+        /* The grid not settled yet: a drifting one may show after the hole. */
+        d->h.try_nocrc = d->markers && !d->mk.grid_set && d->mk.state != MK_DONE && !d->rx.mk_nocrc;
         return;
     case MPA_MODE_HUNT:
         hunt_report_skipped(s, dir);
