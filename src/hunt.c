@@ -142,6 +142,12 @@ static int hunt_step(const hunt *h, hcand *c, const uint8_t *p, size_t n, size_t
                 c->crc_bad = 1;
             uint32_t mb;
             int phase_ok = !c->rx.markers || !c->rx.mk_nocrc || nocrc_phase(h, c, &mb);
+            /* Trying a drifting grid on a sender whose grid is not known:
+             * a marker right where the RFC grid puts it says nothing for
+             * the drift (the RFC reading proves that FPDU too). */
+            if (phase_ok && h->try_nocrc && c->rx.mk_nocrc && h->mbase_known &&
+                ((mb - 4u - h->mbase) & (MPA_MARKER_INTERVAL - 1)) == 0)
+                phase_ok = 0;
             if (phase_ok && c->rx.markers && c->rx.mk_nocrc)
                 c->rx.mbase = mb;
             if (c->rx.crc_on && c->rx.f.crc_wire == c->rx.f.crc_calc && h->crc != MPA_TRI_OFF &&

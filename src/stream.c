@@ -63,6 +63,11 @@ typedef struct dirst {
      * marker disagreed with the lengths; strikes counts bad CRCs since. */
     uint8_t doubt, strikes;
     uint64_t doubt_off;
+    uint8_t doubt_mk;     /* a marker of the FPDU being read disagreed */
+    uint8_t mk_said;      /* markers were found wrong where the lengths held:
+                             said once, not again for every marker */
+    uint8_t mk_unsure;    /* a hole came before the marker form was settled:
+                             marker rules rest on lost octets */
     uint8_t h_lost;       /* hunting because the framing was lost */
     /* The octets read since the first bad CRC of the doubt: if the next
      * FPDU fails too, the hunt reads them again (FPDUs whose start a
@@ -843,6 +848,13 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
             d->strikes = 0;
             d->doubt_off = moff;
         }
+    } else if ((rx->mk.res_bad || framing_bad) &&
+               (d->mk_said || (d->mk_unsure && evidence_lost(s, dir, moff, MPA_F_MRK_LEN_AGREE, dir, UINT64_MAX)))) {
+        if (framing_bad) {
+            d->doubt = d->doubt_mk = 1;
+            d->strikes = 0;
+            d->doubt_off = moff;
+        }
     } else {
         if (rx->mk.res_bad)
             finding(s, dir, moff, MPA_F_MRK_RES, "marker reserved 0x%04x, FPDUPTR 0x%04x (low bits set: %s)",
@@ -865,7 +877,7 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
                     "marker points to offset %llu, an earlier marker of the same FPDU to another start",
                     (unsigned long long)(moff - (rx->mk.fpduptr & ~3u)));
         if (framing_bad) {
-            d->doubt = 1;
+            d->doubt = d->doubt_mk = 1;
             d->strikes = 0;
             d->doubt_off = moff;
         }
@@ -925,9 +937,16 @@ static int framing_doubt(S *s, int dir, uint64_t foff, const fpdu_rx *rx, int ba
 {
     dirst *d = &s->d[dir];
     if (!bad) {
-        if (d->crc)
+        /* A marker of this FPDU disagreed: its octets were read with the
+         * markers where the lengths put them, not judged. */
+        int mk = d->doubt_mk;
+        d->doubt_mk = 0;
+        if (d->crc) {
+            if (d->doubt && mk)
+                d->mk_said = 1; /* the lengths held: the markers are wrong */
             d->doubt = d->dbuf_on = 0;
-        return d->doubt;
+        }
+        return d->doubt || mk;
     }
     if (!d->doubt || !d->dbuf_on) {
         d->dbuf_on = 1;
@@ -953,8 +972,9 @@ static int framing_doubt(S *s, int dir, uint64_t foff, const fpdu_rx *rx, int ba
      * first FPDU, it may yet explain the CRCs. */
     if (++d->strikes < 2 || d->sh_on)
         return 1;
-    finding(s, dir, d->doubt_off, MPA_F_FPD_FRAMING_LOST, "lengths not confirmed from offset %llu",
-            (unsigned long long)d->doubt_off);
+    if (!d->mk_unsure || !evidence_lost(s, dir, d->doubt_off, MPA_F_FPD_FRAMING_LOST, dir, UINT64_MAX))
+        finding(s, dir, d->doubt_off, MPA_F_FPD_FRAMING_LOST, "lengths not confirmed from offset %llu",
+                (unsigned long long)d->doubt_off);
     d->doubt = d->strikes = 0;
     d->dbuf_on = 0;
     seg_drop(d);
@@ -1369,7 +1389,17 @@ static void hunt_resume(S *s, int dir, const hunt_found *hf)
                 hf->by_marker ? ", found from a marker's FPDUPTR" : "", d->markers ? "on" : "off",
                 d->crc ? "on" : "off");
     d->h_lost = 0;
-    if (mk_resumed(&d->mk, &hf->rx))
+    /* Resumed before the marker form was settled (a hole, a lost startup,
+     * a mid-stream start): a drifting grid's phase rests on octets not
+     * captured, so marker rules are not judged from here. */
+    /* Resumed at the marker base itself (a lost startup frame): every CRC
+     * since is counted, the models are worked out as from the start. */
+    int at_base = hf->rx.markers && !hf->rx.mk_nocrc && seq_of(s, dir, hf->first_off) == hf->rx.mbase;
+    if (at_base && d->mk.state == MK_IDLE && !d->mk.ntries)
+        mk_reset(&d->mk);
+    else if (hf->rx.markers && !d->mk.grid_set && d->mk.state != MK_DONE)
+        d->mk_unsure = 1;
+    if (!at_base && mk_resumed(&d->mk, &hf->rx))
         finding(s, dir, fstart, MPA_F_QRK_MRK_GRID, "grid drifts +4 octets per FPDU (CRC not counted)");
     set_mode_at(s, dir, fstart, MPA_MODE_FPDU, "resynchronised");
     if (again || nocrc) {
@@ -1514,7 +1544,8 @@ static void gap_apply(S *s, int dir, uint64_t len)
         d->h.mk_order = d->rx.mk_order;
         d->h.mk_nocrc = d->rx.mk_nocrc;
         /* The grid not settled yet: a drifting one may show after the hole. */
-        d->h.try_nocrc = d->markers && !d->mk.grid_set && d->mk.state != MK_DONE && !d->rx.mk_nocrc;
+        d->h.try_nocrc = d->markers && !d->mk.grid_set && d->mk.order_set && d->mk.state != MK_DONE &&
+                         !d->rx.mk_nocrc;
         return;
     case MPA_MODE_HUNT:
         hunt_report_skipped(s, dir);
@@ -1791,12 +1822,17 @@ void mpa_stream_gap(mpa_stream *st, int dir, uint64_t len)
         return;
     dirst *d = &s->d[dir];
     midstream_note(s, dir);
+    if (d->markers && (d->mode == MPA_MODE_FPDU || d->mode == MPA_MODE_HUNT) && d->mk.state != MK_DONE)
+        d->mk_unsure = 1;
+    /* The hole is known before a window of the marker models is decoded:
+     * a decision it forces rests on the lost octets (not judged). */
+    uint64_t at = d->off + (d->mk.state == MK_OPEN ? d->mk.nbuf : 0);
+    if (!d->st.gap_octets)
+        d->lost_from = at;
+    d->st.gap_octets += len;
+    d->lost_end = at + len;
     mk_flush(s, dir);
     seg_settle(s, dir);
-    if (!d->st.gap_octets)
-        d->lost_from = d->off;
-    d->st.gap_octets += len;
-    d->lost_end = d->off + len;
     static const char *const where[] = {"in the startup phase", "in FPDU mode", "after MPA was left",
                                         "after a TERMINATE", "after FIN/RST", "while resynchronising"};
     unsigned m = d->mode < sizeof where / sizeof where[0] ? d->mode : 2;
