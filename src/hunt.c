@@ -140,7 +140,7 @@ static int hunt_step(const hunt *h, hcand *c, const uint8_t *p, size_t n, size_t
         } else if (item == RX_FPDU) {
             if (c->rx.crc_on && c->rx.f.crc_wire != c->rx.f.crc_calc)
                 c->crc_bad = 1;
-            uint32_t mb;
+            uint32_t mb = 0;
             int phase_ok = !c->rx.markers || !c->rx.mk_nocrc || nocrc_phase(h, c, &mb);
             /* Trying a drifting grid on a sender whose grid is not known:
              * a marker right where the RFC grid puts it says nothing for
