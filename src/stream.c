@@ -1352,6 +1352,49 @@ static void hunt_told(S *s, int dir, uint8_t markers, uint8_t crc)
 
 static uint8_t tri(int on) { return on ? MPA_TRI_ON : MPA_TRI_OFF; }
 
+/*
+ * FPDUs before the one a resync starts at, proved after the fact: with
+ * the marker phase now known, an earlier start is proved when the lengths
+ * lead from it to `from` exactly, every CRC valid (RFC 5044 4.4) and
+ * every marker agreeing (RFC 5044 4.3).  The earliest such start the ring
+ * still holds is returned, or `from`.
+ */
+static uint64_t ring_earlier(S *s, int dir, const hunt_found *hf, uint64_t cur, uint64_t from)
+{
+    dirst *d = &s->d[dir];
+    const fpdu_rx *w = &hf->rx;
+    uint32_t avail = hf->ring_n < HUNT_RING ? hf->ring_n : HUNT_RING;
+    if (!w->markers || w->mk_nocrc || !w->crc_on || hf->weak || cur - from >= avail)
+        return from;
+    uint64_t lo = cur - avail > d->h_off ? cur - avail : d->h_off;
+    uint8_t buf[HUNT_RING];
+    uint32_t n = (uint32_t)(from - lo);
+    for (uint32_t k = 0; k < n; k++)
+        buf[k] = d->h.ring[(lo + k) & (HUNT_RING - 1)];
+    for (uint32_t p = 0; p + 8 <= n; p++) {
+        if (((seq_of(s, dir, lo + p) - w->mbase) & 3u) != 0)
+            continue;
+        fpdu_rx t;
+        rx_init(&t, 1, 1, w->mbase, seq_of(s, dir, lo + p));
+        t.mk_order = w->mk_order;
+        uint32_t at = p;
+        int nf = 0, ok = 1;
+        while (ok && at < n) {
+            int item;
+            at += (uint32_t)rx_run(&t, buf + at, n - at, &item);
+            if (item == RX_FPDU) {
+                nf++;
+                ok = t.f.crc_wire == t.f.crc_calc;
+            } else if (item == RX_MARKER) {
+                ok = !(t.mk.res_bad || t.mk.ptr_bad || t.mk.len_disagree || t.mk.same_bad);
+            }
+        }
+        if (ok && nf && !t.started && !t.nmk)
+            return lo + p;
+    }
+    return from;
+}
+
 /* The hunt found where FPDUs begin: decode from there on.  Every FPDU of
  * the chain that proved it is entirely present: when the ring still
  * holds them all, decoding resumes at the first and they are read again
@@ -1368,6 +1411,11 @@ static void hunt_resume(S *s, int dir, const hunt_found *hf)
                 cur - fstart <= HUNT_RING;
     if (again)
         fstart = hf->first_off;
+    uint64_t early = nocrc ? fstart : ring_earlier(s, dir, hf, cur, fstart);
+    if (early < fstart) {
+        fstart = early;
+        again = 1;
+    }
     uint64_t skipped = fstart - d->h_off;
     if (fstart > d->h_off)
         data_add(s, dir, d->h_off, fstart - d->h_off, HUNT_WHY);
