@@ -30,8 +30,10 @@
  * FPDUPTR points back to the start of the FPDU it sits in, and once an
  * FPDU begins after one marker the next marker is less than 512 octets
  * after its start, so 512 + 4 octets of history let a marker hand us an
- * FPDU start we can still read. */
-#define HUNT_RING 1024u
+ * FPDU start we can still read.  Once a resync proves the framing, the
+ * FPDUs before it that the ring still holds are proved and decoded too
+ * (stream.c): 2048 octets cover the FPDUs of a few TCP segments. */
+#define HUNT_RING 2048u
 #define HUNT_CANDS 8
 #define HUNT_CHAIN 3 /* FPDUs in a row that must chain when no CRC can prove one */
 
