@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "corpus.h"
+#include "mpa/crc32c.h"
 
 /* The ULPDU of cs_send() and cs_write(): a Send or Write up to the
  * largest FPDU's ULPDU. */
@@ -162,8 +163,74 @@ void cs_fpdu_mode(cs_scen *s, int dir, int markers)
     s->in_fpdu[dir] = 1;
 }
 
+void cs_quirk_markers(cs_scen *s, int dir, int le, int nocrc, unsigned off)
+{
+    s->qk_on[dir] = 1;
+    s->qk_le[dir] = (uint8_t)le;
+    s->qk_nocrc[dir] = (uint8_t)nocrc;
+    s->qk_off[dir] = off;
+    s->qk_cpos[dir] = (uint32_t)(s->dir_off[dir] - s->mode_off[dir]);
+}
+
+/* Is a marker due at dir's marker count? */
+static int qk_due(const cs_scen *s, int dir)
+{
+    uint32_t c = s->qk_cpos[dir];
+    return s->markers[dir] && c >= s->qk_off[dir] && ((c - s->qk_off[dir]) & (MPA_MARKER_INTERVAL - 1)) == 0;
+}
+
+/* A marker at q[*w]; FPDUPTR ptr in the sender's byte order. */
+static void qk_marker(cs_scen *s, int dir, uint8_t *q, size_t *w, unsigned ptr, uint32_t *crc)
+{
+    uint8_t *m = q + *w;
+    m[0] = m[1] = 0;
+    m[2] = (uint8_t)(s->qk_le[dir] ? ptr : ptr >> 8);
+    m[3] = (uint8_t)(s->qk_le[dir] ? ptr >> 8 : ptr);
+    if (crc)
+        *crc = mpa_crc32c_update(*crc, m, MPA_MARKER_LEN);
+    *w += MPA_MARKER_LEN;
+    s->qk_cpos[dir] += MPA_MARKER_LEN;
+}
+
+/* One FPDU the quirky sender's way (cs_quirk_markers). */
+static size_t qk_fpdu(cs_scen *s, int dir, const uint8_t *ulpdu, size_t n)
+{
+    size_t pad = (4u - ((2u + n) & 3u)) & 3u, plain = 2 + n + pad;
+    uint8_t *q = cs_reserve(s, plain + 4 + MPA_MARKER_LEN * (plain / MPA_MARKER_INTERVAL + 3));
+    size_t w = 0;
+    uint32_t crc = MPA_CRC32C_INIT;
+    for (size_t i = 0; i < plain; i++) {
+        /* FPDUPTR counts from the FPDU's first octet, as libmpa's
+         * encoder and receive machine do. */
+        if (qk_due(s, dir))
+            qk_marker(s, dir, q, &w, (unsigned)w, &crc);
+        uint8_t o = i < 2 ? (uint8_t)(n >> (i ? 0 : 8)) : i < 2 + n ? ulpdu[i - 2] : 0;
+        crc = mpa_crc32c_update(crc, &o, 1);
+        q[w++] = o;
+        s->qk_cpos[dir]++;
+    }
+    /* Right before the CRC field a marker is covered by it; inside the
+     * field it is not; a sender that does not count the CRC puts none. */
+    if (!s->qk_nocrc[dir] && qk_due(s, dir))
+        qk_marker(s, dir, q, &w, (unsigned)w, &crc);
+    uint32_t c = mpa_crc32c_final(crc);
+    for (int k = 0; k < 4; k++) {
+        if (k && !s->qk_nocrc[dir] && qk_due(s, dir))
+            qk_marker(s, dir, q, &w, (unsigned)w, NULL);
+        q[w++] = (uint8_t)(c >> (8 * k));
+        if (!s->qk_nocrc[dir])
+            s->qk_cpos[dir]++;
+    }
+    cs_push_chunk(s, CS_DATA, dir, s->len, w);
+    s->len += w;
+    s->dir_off[dir] += w;
+    return w;
+}
+
 size_t cs_fpdu_f(cs_scen *s, int dir, const uint8_t *ulpdu, size_t n, const mpa_fpdu_faults *fl)
 {
+    if (s->qk_on[dir] && !fl)
+        return qk_fpdu(s, dir, ulpdu, n);
     mpa_fpdu_cfg cfg;
     cfg.markers = s->markers[dir];
     cfg.crc = 1;

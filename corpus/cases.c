@@ -1318,6 +1318,81 @@ static void case_cap_midstream(cs_scen *s)
     s->start_chunk = 6; /* Request, Reply and two FPDUs each way not captured */
 }
 
+/* ---- no cascades ------------------------------------------------------ */
+
+/* One ULPDU_Length 512 too long in the middle of plain traffic: the CRC
+ * it reaches is wrong, so is the next; the framing is lost once, and a
+ * valid CRC finds it again (RFC 5044 4.4, 6, 8). */
+static void case_fpd_framing_lost(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    for (unsigned i = 0; i < 4; i++)
+        cs_send(s, D0, i + 1, 100 + 40 * i);
+    mpa_fpdu_faults f = no_faults();
+    f.len_override = 300 + 18 + 512; /* a Send of 300 octets */
+    fpdu_faulty(s, D0, 300, f);
+    for (unsigned i = 0; i < 10; i++)
+        cs_send(s, D0, i + 6, 60 + 25 * i);
+    cs_close_both(s);
+}
+
+/* The same with markers: a marker disagrees with the lengths first. */
+static void case_fpd_framing_lost_mrk(cs_scen *s)
+{
+    cs_start_plain(s, 1, 1);
+    for (unsigned i = 0; i < 4; i++)
+        cs_send(s, D0, i + 1, 100 + 40 * i);
+    mpa_fpdu_faults f = no_faults();
+    f.len_override = 300 + 18 + 512;
+    fpdu_faulty(s, D0, 300, f);
+    for (unsigned i = 0; i < 10; i++)
+        cs_send(s, D0, i + 6, 60 + 25 * i);
+    cs_close_both(s);
+}
+
+/* ---- quirks: markers (docs/quirks.md) ---------------------------------- */
+
+/*
+ * A 2008 software iWARP stack with markers negotiated both ways (Rev 1,
+ * C=1).  Our model of it, from published descriptions of its captures
+ * (no real capture is available here, so correct this if one shows
+ * otherwise): it writes each marker's FPDUPTR little-endian (le); its
+ * marker count leaves out each FPDU's 4 CRC octets (nocrc), so the n-th
+ * marker stands at 512*n + 4*(FPDUs whose CRC was sent before it) from
+ * the marker base and no marker ever falls before or inside a CRC
+ * field; its CRC32C covers the FPDU as sent, markers included (RFC 5044
+ * 4.3).  Sends, RDMA Writes and a Read Request/Response of varied sizes,
+ * some spanning several markers, some far smaller than 512: 22 FPDUs
+ * each way, every one entirely present.
+ */
+static void qk_markers_traffic(cs_scen *s, int le, int nocrc)
+{
+    static const unsigned sz[20] = {40,  700, 120, 1500, 24, 480, 900, 64, 2000, 300,
+                                    8,   1100, 505, 16,  760, 96, 1300, 200, 52, 620};
+    cs_start_plain(s, 1, 1);
+    cs_quirk_markers(s, D0, le, nocrc, 0);
+    cs_quirk_markers(s, D1, le, nocrc, 0);
+    for (unsigned i = 0; i < 20; i++) {
+        cs_send(s, D0, i + 1, sz[i]);
+        if (i % 3 == 1)
+            cs_write(s, D1, sz[(i + 7) % 20]);
+        else
+            cs_send(s, D1, i + 1, sz[(i + 3) % 20]);
+    }
+    size_t n = cs_ul_read_req(g_ul, sizeof g_ul, 1, 1800);
+    cs_fpdu(s, D0, g_ul, n);
+    mpa_ddp rr = cs_ul_tagged(MPA_RDMAP_READ_RESPONSE, 0x1000, 0x2000); /* the Request's sink */
+    n = cs_ul_build(&rr, 1800, g_ul, sizeof g_ul);
+    cs_fpdu(s, D1, g_ul, n);
+    cs_write(s, D0, 610);
+    cs_send(s, D1, 21, 90);
+    cs_close_both(s);
+}
+
+static void case_qrk_mrk_order(cs_scen *s) { qk_markers_traffic(s, 1, 0); }
+static void case_qrk_mrk_drift(cs_scen *s) { qk_markers_traffic(s, 0, 1); }
+static void case_qrk_mrk_2008(cs_scen *s) { qk_markers_traffic(s, 1, 1); }
+
 const cs_case cs_cases[] = {
     {"clean-plain", "clean plain (RFC 5044 7.1)", case_clean_plain, ""},
     {"clean-markers", "clean markers and CRC (RFC 5044 4.3, 4.4)", case_clean_markers, ""},
@@ -1359,11 +1434,11 @@ const cs_case cs_cases[] = {
     {"align", "misaligned segments (5.1)", case_align, "MPA-FPD-ALIGN"},
     {"mulpdu", "ULPDU over MULPDU (4.5)", case_mulpdu, "MPA-FPD-MULPDU"},
     /* What a receiver honouring the M bit sees comes first (these
-     * errors are real for it), then the engine follows the sender. */
-    {"markers-missing", "markers missing (4.3)", case_markers_missing,
-     "MPA-MRK-PRESENT MPA-STA-FIRST-MARKER MPA-CRC-VALID MPA-FPD-ZERO-LEN MPA-FPD-PAD"},
-    {"markers-extra", "markers unasked (4.3)", case_markers_extra,
-     "MPA-MRK-PRESENT MPA-CRC-VALID MPA-FPD-ZERO-LEN MPA-FPD-PAD"},
+     * errors are real for it: a first marker that is not one, or the
+     * first bad CRC; what the wrong framing reads after that is not
+     * judged), then the engine follows the sender. */
+    {"markers-missing", "markers missing (4.3)", case_markers_missing, "MPA-MRK-PRESENT MPA-STA-FIRST-MARKER"},
+    {"markers-extra", "markers unasked (4.3)", case_markers_extra, "MPA-MRK-PRESENT MPA-CRC-VALID"},
     {"mrk-res", "marker reserved bits (4.2)", case_mrk_res, "MPA-MRK-RES"},
     {"mrk-ptr", "FPDUPTR 0 inside an FPDU (4.3)", case_mrk_ptr, "MPA-MRK-PTR"},
     {"mrk-len-same", "marker disagrees with lengths and with its sibling", case_mrk_len_same,
@@ -1462,9 +1537,43 @@ const cs_case cs_cases[] = {
      "MPA-CAP-HOLE MPA-CAP-RESYNC-FAILED"},
     {"cap-midstream", "capture starts mid-stream, markers one way", case_cap_midstream,
      "MPA-CAP-MIDSTREAM MPA-CAP-RESYNC"},
+    {"fpd-framing-lost", "one wrong ULPDU_Length: framing lost once, found again (RFC 5044 6, 8)",
+     case_fpd_framing_lost, "MPA-CRC-VALID MPA-FPD-FRAMING-LOST"},
+    {"fpd-framing-lost-mrk", "one wrong ULPDU_Length with markers (RFC 5044 4.3, 6, 8)", case_fpd_framing_lost_mrk,
+     "MPA-MRK-LEN-AGREE MPA-MRK-SAME-FPDU MPA-FPD-FRAMING-LOST"},
+    /* quirks: markers */
+    {"qrk-mrk-order", "markers with FPDUPTR little-endian (RFC 5044 4.2)", case_qrk_mrk_order,
+     "MPA-QRK-MRK-PTR-ORDER"},
+    {"qrk-mrk-drift", "marker grid drifting +4 per FPDU: CRC not counted (RFC 5044 4.3)", case_qrk_mrk_drift,
+     "MPA-QRK-MRK-GRID"},
+    {"qrk-mrk-2008", "the 2008 software stack: FPDUPTR little-endian, grid drifting +4 per FPDU (RFC 5044 4.2, 4.3)",
+     case_qrk_mrk_2008, "MPA-QRK-MRK-PTR-ORDER MPA-QRK-MRK-GRID"},
 };
 
 const size_t cs_ncases = sizeof cs_cases / sizeof cs_cases[0];
+
+/* Ground truth: FPDUs entirely present per direction (corpus.h). */
+static const struct {
+    const char *slug;
+    unsigned n[2];
+} cs_truth[] = {
+    {"cap-hole", {9, 9}},      /* 10 each way, one lost each way */
+    {"cap-midstream", {10, 10}}, /* 12 each way, the first 2 not captured */
+    {"qrk-mrk-order", {22, 22}},
+    {"qrk-mrk-drift", {22, 22}},
+    {"qrk-mrk-2008", {22, 22}},
+};
+
+int cs_case_fpdus(const char *slug, unsigned n[2])
+{
+    for (size_t i = 0; i < sizeof cs_truth / sizeof cs_truth[0]; i++)
+        if (strcmp(cs_truth[i].slug, slug) == 0) {
+            n[0] = cs_truth[i].n[0];
+            n[1] = cs_truth[i].n[1];
+            return 1;
+        }
+    return 0;
+}
 
 const cs_case *cs_case_find(const char *slug)
 {

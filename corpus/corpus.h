@@ -65,6 +65,10 @@ typedef struct cs_scen {
     int midstream;
     size_t start_chunk;
     uint8_t ms_markers[2], ms_crc[2]; /* mpa_tri */
+    /* A sender that writes its markers its own way (cs_quirk_markers):
+     * qk_cpos is its marker count, from the start of FPDU mode. */
+    uint8_t qk_on[2], qk_le[2], qk_nocrc[2];
+    uint32_t qk_off[2], qk_cpos[2];
 } cs_scen;
 
 /* An empty scenario (ISNs 0, EMSS unknown: set them after if needed). */
@@ -120,6 +124,14 @@ void cs_fpdu_mode(cs_scen *s, int dir, int markers);
 size_t cs_fpdu_f(cs_scen *s, int dir, const uint8_t *ulpdu, size_t n, const mpa_fpdu_faults *fl);
 size_t cs_fpdu(cs_scen *s, int dir, const uint8_t *ulpdu, size_t n);
 
+/* From here on (call it right after cs_fpdu_mode()) dir writes its
+ * markers as one real stack does (docs/quirks.md): FPDUPTR
+ * little-endian (le), a marker count that leaves out each FPDU's 4 CRC
+ * octets (nocrc: the grid drifts +4 per FPDU), the grid shifted by off
+ * octets.  Its CRC32C covers the FPDU as sent, markers included (RFC
+ * 5044 4.3).  cs_fpdu_f() then builds dir's FPDUs this way (no faults). */
+void cs_quirk_markers(cs_scen *s, int dir, int le, int nocrc, unsigned off);
+
 /* ---- common steps of a scenario ------------------------------------- */
 
 /* A plain, correct startup from direction 0 with M=req_m in the Request
@@ -168,6 +180,7 @@ typedef struct cs_log {
     size_t n, cap;
     unsigned nfind;
     unsigned count[MPA_F__COUNT];
+    unsigned fpdus[2]; /* FPDU events per direction */
 } cs_log;
 
 /* How each chunk is cut into mpa_stream_feed() calls. */
@@ -220,6 +233,11 @@ extern const size_t cs_ncases;
 
 /* The case named slug, or NULL. */
 const cs_case *cs_case_find(const char *slug);
+
+/* Ground truth, where a case states it: the FPDUs of each direction
+ * entirely present in the capture (each must be decoded).  Returns 1
+ * and fills n[2], or 0 when the case does not say. */
+int cs_case_fpdus(const char *slug, unsigned n[2]);
 
 /* Builds the case named slug into s (cs_init()ed by the caller).
  * Returns 0, or -1 (s untouched) when there is no such case. */

@@ -26,6 +26,8 @@ void cs_log_event(void *user, const mpa_event *ev)
     char line[1024];
     mpa_event_format(ev, line, sizeof line);
     log_add(l, line);
+    if (ev->type == MPA_EV_FPDU && (ev->dir == 0 || ev->dir == 1))
+        l->fpdus[ev->dir]++;
     if (ev->type == MPA_EV_FINDING) {
         l->nfind++;
         if ((unsigned)ev->u.finding.id < MPA_F__COUNT)

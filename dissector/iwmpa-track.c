@@ -158,6 +158,9 @@ static void on_event(void *user, const mpa_event *ev)
         it.u.fpdu.term_quirk = f->term_quirk;
         it.u.fpdu.term_read = f->term_read;
         it.u.fpdu.mphase = f->marker_phase;
+        it.u.fpdu.mform.order = f->marker_order;
+        it.u.fpdu.mform.nocrc = f->marker_nocrc;
+        cv->mform[ev->dir] = it.u.fpdu.mform;
         if (f->negotiated_rtr && !cv->rtr_frame) {
             cv->rtr_frame = g_cur.num;
             cv->rtr = f->rtr;

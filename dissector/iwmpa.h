@@ -66,6 +66,7 @@ typedef struct iw_item {
             uint8_t term_quirk;   /* a TERMINATE: mpa_term_quirk, and */
             mpa_term_ctl term_read; /* its fields as libmpa read them */
             uint16_t mphase;      /* (seq - marker base) mod 512, when markers */
+            mpa_marker_form mform; /* how the sender writes them (libmpa found) */
             uint32_t crc_wire, crc_calc;
         } fpdu;
         struct {
@@ -96,6 +97,7 @@ typedef struct iw_conv {
     int markers[2], crc[2]; /* in force (last mode change to FPDU) */
     uint32_t mode_frame[2];
     uint32_t mark_base[2];  /* marker base of each direction (from its FPDUs) */
+    mpa_marker_form mform[2]; /* and the form of its markers */
     uint32_t rtr_frame;     /* the negotiated RTR */
     mpa_rtr_kind rtr;
 } iw_conv;

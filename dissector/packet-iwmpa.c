@@ -526,7 +526,7 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
     mpa_fpdu f;
     size_t need;
     const uint8_t *p = tvb_get_ptr(t, 0, it->len);
-    if (mpa_fpdu_layout(p, it->len, it->seq, &cfg, &f, &need) != MPA_OK) {
+    if (mpa_fpdu_layout_mf(p, it->len, it->seq, &cfg, &it->u.fpdu.mform, &f, &need) != MPA_OK) {
         add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, ft, t);
         return;
     }
@@ -589,7 +589,7 @@ static void draw_cut_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tre
     cfg.mark_base = cv->mark_base[it->dir];
     guint n = tvb_captured_length(t);
     mpa_fpdu_head *h = wmem_new(pinfo->pool, mpa_fpdu_head);
-    mpa_fpdu_head_decode(n ? tvb_get_ptr(t, 0, n) : NULL, n, it->seq, &cfg, h);
+    mpa_fpdu_head_decode_mf(n ? tvb_get_ptr(t, 0, n) : NULL, n, it->seq, &cfg, &cv->mform[it->dir], h);
     proto_item *ti;
     if (h->have_len)
         ti = proto_tree_add_none_format(tree, hf_fpdu, t, 0, -1,

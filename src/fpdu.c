@@ -35,6 +35,15 @@ void rx_init(fpdu_rx *rx, int markers, int crc_on, uint32_t mbase, uint32_t pos)
     rx->crc = MPA_CRC32C_INIT;
 }
 
+void rx_init_cfg(fpdu_rx *rx, const mpa_fpdu_cfg *cfg, const mpa_marker_form *mf, int crc_on, uint32_t pos)
+{
+    rx_init(rx, cfg->markers, crc_on, cfg->mark_base, pos);
+    if (mf) {
+        rx->mk_order = mf->order <= MK_ORDER_LE32 ? mf->order : MK_ORDER_BE;
+        rx->mk_nocrc = mf->nocrc ? 1 : 0;
+    }
+}
+
 static void rx_reset_fpdu(fpdu_rx *rx)
 {
     rx->phase = RX_LEN;
@@ -63,6 +72,12 @@ static void rx_marker_done(fpdu_rx *rx)
 {
     uint32_t mpos = rx->pos - MPA_MARKER_LEN;
     uint16_t res = ld_be16(rx->mkb), ptr = ld_be16(rx->mkb + 2);
+    if (rx->mk_order == MK_ORDER_LE16) {
+        ptr = (uint16_t)(rx->mkb[2] | rx->mkb[3] << 8);
+    } else if (rx->mk_order == MK_ORDER_LE32) {
+        ptr = (uint16_t)(rx->mkb[0] | rx->mkb[1] << 8);
+        res = (uint16_t)(rx->mkb[2] | rx->mkb[3] << 8);
+    }
     int leading = rx->start == mpos;
     memset(&rx->mk, 0, sizeof rx->mk);
     rx->mk.pos = mpos;
@@ -102,6 +117,7 @@ static void rx_fpdu_done(fpdu_rx *rx)
     rx->f.crc_wire = (uint32_t)rx->crcb[0] | (uint32_t)rx->crcb[1] << 8 |
                      (uint32_t)rx->crcb[2] << 16 | (uint32_t)rx->crcb[3] << 24;
     rx->f.nprefix = rx->nprefix;
+    rx->f.mbase = rx->mbase - (rx->mk_nocrc ? 4u : 0u);
 }
 
 size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
@@ -112,7 +128,9 @@ size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
         rx->nprefix = 0;
     while (i < len) {
         size_t room = len - i;
-        if (rx->markers) {
+        /* A sender that does not count CRC octets puts no marker
+         * before or inside a CRC field (fpdu_rx.h). */
+        if (rx->markers && !(rx->mk_nocrc && rx->phase == RX_CRC && rx->nmk == 0)) {
             uint32_t ph = (rx->pos - rx->mbase) & (MPA_MARKER_INTERVAL - 1);
             if (rx->nmk || ph == 0) {
                 if (rx->nmk == 0) {
@@ -197,6 +215,9 @@ size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
             memcpy(rx->crcb + rx->ncrc, p + i, take);
             rx->ncrc = (uint8_t)(rx->ncrc + take);
             rx->pos += (uint32_t)take;
+            rx->crc_octets += (uint32_t)take;
+            if (rx->mk_nocrc)
+                rx->mbase += (uint32_t)take;
             i += take;
             if (rx->ncrc == 4) {
                 rx_fpdu_done(rx);
@@ -246,15 +267,15 @@ uint32_t rx_need(const fpdu_rx *rx)
     return span_with_markers(rx, payload);
 }
 
-static mpa_status fpdu_decode(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg, mpa_fpdu *out,
-                              size_t *need, int with_crc)
+static mpa_status fpdu_decode(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg,
+                              const mpa_marker_form *mf, mpa_fpdu *out, size_t *need, int with_crc)
 {
     if (!cfg || !out || (!p && len))
         return MPA_E_ARG;
     if (need)
         *need = 0;
     fpdu_rx rx;
-    rx_init(&rx, cfg->markers, with_crc, cfg->mark_base, seq);
+    rx_init_cfg(&rx, cfg, mf, with_crc, seq);
     out->n_markers = 0;
     size_t i = 0;
     for (;;) {
@@ -297,22 +318,34 @@ static mpa_status fpdu_decode(const uint8_t *p, size_t len, uint32_t seq, const 
 mpa_status mpa_fpdu_decode(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg,
                            mpa_fpdu *out, size_t *need)
 {
-    return fpdu_decode(p, len, seq, cfg, out, need, 1);
+    return fpdu_decode(p, len, seq, cfg, NULL, out, need, 1);
 }
 
 mpa_status mpa_fpdu_layout(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg,
                            mpa_fpdu *out, size_t *need)
 {
-    return fpdu_decode(p, len, seq, cfg, out, need, 0);
+    return fpdu_decode(p, len, seq, cfg, NULL, out, need, 0);
+}
+
+mpa_status mpa_fpdu_layout_mf(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg,
+                              const mpa_marker_form *mf, mpa_fpdu *out, size_t *need)
+{
+    return fpdu_decode(p, len, seq, cfg, mf, out, need, 0);
 }
 
 mpa_status mpa_fpdu_head_decode(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg, mpa_fpdu_head *out)
+{
+    return mpa_fpdu_head_decode_mf(p, len, seq, cfg, NULL, out);
+}
+
+mpa_status mpa_fpdu_head_decode_mf(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg,
+                                   const mpa_marker_form *mf, mpa_fpdu_head *out)
 {
     if (!cfg || !out || (!p && len))
         return MPA_E_ARG;
     memset(out, 0, sizeof *out);
     fpdu_rx rx;
-    rx_init(&rx, cfg->markers, 0, cfg->mark_base, seq);
+    rx_init_cfg(&rx, cfg, mf, 0, seq);
     size_t i = 0;
     int item = RX_NONE;
     while (i < len) {

@@ -25,11 +25,23 @@
 enum rx_phase { RX_LEN = 0, RX_BODY, RX_CRC };
 enum rx_item { RX_NONE = 0, RX_MARKER, RX_FPDU };
 
+/* The octet order of a marker (RFC 5044 4.2 shows RESERVED then FPDUPTR,
+ * each in network order). */
+enum { MK_ORDER_BE = MPA_MARKER_BE, MK_ORDER_LE16 = MPA_MARKER_LE16, MK_ORDER_LE32 = MPA_MARKER_LE32 };
+
 typedef struct fpdu_rx {
     /* configuration */
     uint8_t markers;
     uint8_t crc_on;         /* compute the CRC (checked or probed) */
     uint32_t mbase;         /* sequence number of the first FPDU-mode octet */
+    /* How the sender writes markers (mkmodel.h): RFC 5044 4.2-4.3 is
+     * MK_ORDER_BE with every CRC octet counted.  With mk_nocrc the
+     * sender's marker count leaves out each FPDU's CRC: no marker falls
+     * inside or before a CRC field, and mbase moves on by the CRC's 4
+     * octets, so markers drift +4 octets per FPDU off the RFC grid. */
+    uint8_t mk_order;
+    uint8_t mk_nocrc;
+    uint32_t crc_octets;    /* CRC octets read since rx_init */
 
     uint32_t pos;           /* sequence number of the next octet */
 
@@ -73,10 +85,14 @@ typedef struct fpdu_rx {
         uint16_t n_markers;
         uint32_t crc_wire, crc_calc;
         uint16_t nprefix;
+        uint32_t mbase;       /* the marker base its octets were read with */
     } f;
 } fpdu_rx;
 
 void rx_init(fpdu_rx *rx, int markers, int crc_on, uint32_t mbase, uint32_t pos);
+
+/* rx_init for a public configuration and marker form (mf may be NULL). */
+void rx_init_cfg(fpdu_rx *rx, const mpa_fpdu_cfg *cfg, const mpa_marker_form *mf, int crc_on, uint32_t pos);
 
 /* Consume octets until an item completes or p[0..len) is used up.
  * Returns the octets consumed; *item is RX_NONE, RX_MARKER or RX_FPDU.

@@ -26,6 +26,7 @@ void hunt_start(hunt *h, uint8_t markers, uint8_t crc, int mbase_known, uint32_t
     h->mbase_known = (uint8_t)(mbase_known != 0);
     h->mbase = mbase;
     h->tried = h->tried_marker = 0;
+    h->mk_order = h->mk_nocrc = h->try_nocrc = 0;
     hunt_clear(h);
 }
 
@@ -82,6 +83,38 @@ static int hunt_hdr_seen(const fpdu_rx *rx)
     return rx->phase == RX_CRC || (rx->phase == RX_BODY && rx->nprefix >= 2);
 }
 
+/* A sender whose marker grid drifts (mk_nocrc): the grid's phase after a
+ * hunt is not known (how many CRCs went by uncounted), and a CRC proves
+ * an FPDU whatever its markers' places.  A marker inside the proving
+ * FPDU says where the grid stands: the last word there that reads as a
+ * marker pointing back to the FPDU's start (RFC 5044 4.3) is taken; the
+ * FPDU's own CRC, after it, moves the base on.  0 when none is seen. */
+static int nocrc_phase(const hunt *h, const hcand *c, uint32_t *mbase)
+{
+    uint32_t len = c->rx.f.wire_len;
+    uint64_t fstart = (uint32_t)(c->rx.f.start - h->isn); /* ring index: low bits only */
+    int got = 0;
+    for (uint32_t j = 4; j + 8 <= len; j += 4) {
+        if (len - j > HUNT_RING - 1 || len - j > h->n)
+            continue;
+        uint8_t w[4];
+        for (int k = 0; k < 4; k++)
+            w[k] = h->ring[(fstart + j + (uint64_t)k) & (HUNT_RING - 1)];
+        unsigned res = (unsigned)w[0] << 8 | w[1], ptr = (unsigned)w[2] << 8 | w[3];
+        if (h->mk_order == MK_ORDER_LE16) {
+            ptr = (unsigned)w[3] << 8 | w[2];
+        } else if (h->mk_order == MK_ORDER_LE32) {
+            ptr = (unsigned)w[1] << 8 | w[0];
+            res = (unsigned)w[3] << 8 | w[2];
+        }
+        if (res == 0 && ptr == j) {
+            *mbase = c->rx.f.start + j + 4u;
+            got = 1;
+        }
+    }
+    return got;
+}
+
 /*
  * Run candidate c over p[0..n).  Returns 1 when it proved itself (*used
  * octets in), -1 when it failed, 0 otherwise.  Proof, strong: an FPDU
@@ -105,14 +138,35 @@ static int hunt_step(const hunt *h, hcand *c, const uint8_t *p, size_t n, size_t
             if (c->rx.mk.len_disagree || c->rx.mk.ptr_bad || c->rx.mk.same_bad)
                 c->mk_bad = 1;
         } else if (item == RX_FPDU) {
+            if (c->rx.crc_on && c->rx.f.crc_wire != c->rx.f.crc_calc)
+                c->crc_bad = 1;
+            uint32_t mb = 0;
+            int phase_ok = !c->rx.markers || !c->rx.mk_nocrc || nocrc_phase(h, c, &mb);
+            /* Trying a drifting grid on a sender whose grid is not known:
+             * a marker right where the RFC grid puts it says nothing for
+             * the drift (the RFC reading proves that FPDU too). */
+            if (phase_ok && h->try_nocrc && c->rx.mk_nocrc && h->mbase_known &&
+                ((mb - 4u - h->mbase) & (MPA_MARKER_INTERVAL - 1)) == 0)
+                phase_ok = 0;
+            if (phase_ok && c->rx.markers && c->rx.mk_nocrc)
+                c->rx.mbase = mb;
             if (c->rx.crc_on && c->rx.f.crc_wire == c->rx.f.crc_calc && h->crc != MPA_TRI_OFF &&
-                hunt_settles_markers(h, c, c->rx.pos)) {
+                hunt_settles_markers(h, c, c->rx.pos) && !phase_ok)
+                continue; /* a drifting grid's phase is still unknown: on to the next FPDU */
+            /* With the grid unknown (try_nocrc), a proof must have read
+             * markers, and (on the RFC grid) read them right. */
+            int grid_ok = !h->try_nocrc || !c->rx.markers || (c->n_mk && (c->rx.mk_nocrc || !c->mk_bad));
+            if (c->rx.crc_on && c->rx.f.crc_wire == c->rx.f.crc_calc && h->crc != MPA_TRI_OFF && !grid_ok &&
+                !c->mk_bad)
+                continue; /* not yet: on to the next FPDU */
+            if (c->rx.crc_on && c->rx.f.crc_wire == c->rx.f.crc_calc && h->crc != MPA_TRI_OFF &&
+                hunt_settles_markers(h, c, c->rx.pos) && grid_ok) {
                 c->weak = 0;
                 c->mid = 0;
                 *used = i;
                 return 1;
             }
-            if (h->crc == MPA_TRI_ON || c->mk_bad)
+            if (h->crc == MPA_TRI_ON || (c->mk_bad && !c->rx.mk_nocrc))
                 return -1;
             c->weak = 1;
             c->confirm = 1;
@@ -165,20 +219,22 @@ static uint8_t ring_at(const hunt *h, uint64_t off) { return h->ring[off & (HUNT
  * those that chained further, then those nearer the end of their FPDU
  * (a real FPDU is usually far shorter than a random length). */
 static void hunt_spawn(hunt *h, uint32_t isn, uint64_t start_off, uint64_t last_off, int markers, uint32_t mbase,
-                       int by_marker)
+                       int by_marker, int nocrc)
 {
     uint32_t first = isn + (uint32_t)start_off;
     for (int k = 0; k < HUNT_CANDS; k++) {
         const hcand *c = &h->c[k];
-        if (c->used && c->first == first && c->rx.markers == markers &&
+        if (c->used && c->first == first && c->rx.markers == markers && c->rx.mk_nocrc == nocrc &&
             (!markers || ((c->rx.mbase - mbase) & (MPA_MARKER_INTERVAL - 1)) == 0))
             return;
     }
     hcand nc;
     rx_init(&nc.rx, markers, h->crc != MPA_TRI_OFF, mbase, first);
+    nc.rx.mk_order = h->mk_order;
+    nc.rx.mk_nocrc = (uint8_t)(markers && nocrc);
     nc.first = first;
     nc.used = 1;
-    nc.chain = nc.weak = nc.confirm = nc.mid = nc.mk_bad = nc.n_mk = 0;
+    nc.chain = nc.weak = nc.confirm = nc.mid = nc.mk_bad = nc.n_mk = nc.crc_bad = 0;
     nc.by_marker = (uint8_t)by_marker;
     uint8_t tmp[HUNT_RING];
     size_t n = (size_t)(last_off - start_off + 1);
@@ -224,6 +280,14 @@ static int hunt_marker_at(const hunt *h, uint32_t isn, uint64_t off, const uint8
     uint64_t m = off - 3;
     uint32_t mseq = isn + (uint32_t)m;
     unsigned res = (unsigned)w[0] << 8 | w[1], ptr = (unsigned)w[2] << 8 | w[3];
+    if (h->mk_nocrc)
+        return 0;
+    if (h->mk_order == MK_ORDER_LE16) {
+        ptr = (unsigned)w[3] << 8 | w[2];
+    } else if (h->mk_order == MK_ORDER_LE32) {
+        ptr = (unsigned)w[1] << 8 | w[0];
+        res = (unsigned)w[3] << 8 | w[2];
+    }
     if (ptr & 3u)
         return 0;
     if (h->mbase_known) {
@@ -260,6 +324,9 @@ static void found(hunt *h, int k, uint64_t at_off, size_t used, hunt_found *out)
     out->weak = c->weak;
     out->mid = c->mid;
     out->by_marker = c->by_marker;
+    out->first_off = at_off - (uint32_t)(c->rx.pos - c->first);
+    out->chain_crc_bad = c->crc_bad;
+    out->ring_n = h->n;
     h->markers = c->rx.markers ? MPA_TRI_ON : MPA_TRI_OFF;
     h->crc = c->weak ? MPA_TRI_OFF : MPA_TRI_ON;
     h->mbase_known = 1;
@@ -269,6 +336,7 @@ static void found(hunt *h, int k, uint64_t at_off, size_t used, hunt_found *out)
 
 int hunt_feed(hunt *h, uint32_t isn, uint64_t base, const uint8_t *p, size_t len, hunt_found *out)
 {
+    h->isn = isn;
     size_t done = 0, at = 0;
     int win;
     for (size_t i = 0; i < len; i++) {
@@ -298,11 +366,13 @@ int hunt_feed(hunt *h, uint32_t isn, uint64_t base, const uint8_t *p, size_t len
             goto lock;
         done = i + 1;
         if (nm)
-            hunt_spawn(h, isn, off - 3, off, 0, 0, 0);
+            hunt_spawn(h, isn, off - 3, off, 0, 0, 0, 0);
         if (hm)
-            hunt_spawn(h, isn, off - 3, off, 1, h->mbase, 0);
+            hunt_spawn(h, isn, off - 3, off, 1, h->mbase, 0, h->mk_nocrc);
+        if (hm && h->try_nocrc && !h->mk_nocrc)
+            hunt_spawn(h, isn, off - 3, off, 1, h->mbase, 0, 1);
         if (mk)
-            hunt_spawn(h, isn, mstart, off, 1, mbase, 1);
+            hunt_spawn(h, isn, mstart, off, 1, mbase, 1, 0);
     }
     win = hunt_advance(h, p + done, len - done, &at);
     if (win >= 0)

@@ -30,8 +30,10 @@
  * FPDUPTR points back to the start of the FPDU it sits in, and once an
  * FPDU begins after one marker the next marker is less than 512 octets
  * after its start, so 512 + 4 octets of history let a marker hand us an
- * FPDU start we can still read. */
-#define HUNT_RING 1024u
+ * FPDU start we can still read.  Once a resync proves the framing, the
+ * FPDUs before it that the ring still holds are proved and decoded too
+ * (stream.c): 2048 octets cover the FPDUs of a few TCP segments. */
+#define HUNT_RING 2048u
 #define HUNT_CANDS 8
 #define HUNT_CHAIN 3 /* FPDUs in a row that must chain when no CRC can prove one */
 
@@ -46,6 +48,7 @@ typedef struct hcand {
     uint8_t mk_bad;     /* a marker disagreed with the lengths */
     uint8_t n_mk;       /* markers read (saturating) */
     uint8_t by_marker;  /* started where a marker's FPDUPTR pointed */
+    uint8_t crc_bad;    /* an FPDU of its chain had a CRC that did not match */
 } hcand;
 
 /* One direction's hunt.  Zero-filled is a valid, empty state. */
@@ -53,6 +56,12 @@ typedef struct hunt {
     uint8_t markers, crc;   /* mpa_tri: what is known of this sender */
     uint8_t mbase_known;    /* mbase fixes the marker phase (and FPDU starts mod 4) */
     uint32_t mbase;
+    /* How this sender writes markers (mkmodel.h), when known: 0 0 is
+     * RFC 5044.  With mk_nocrc the grid drifts, so no marker is trusted
+     * to place an FPDU start; CRCs still prove one. */
+    uint8_t mk_order, mk_nocrc;
+    uint8_t try_nocrc;      /* the grid is not known yet: try a drifting one too */
+    uint32_t isn;           /* of the direction (hunt_feed's) */
     uint32_t n;             /* octets in the ring since the hunt (re)started */
     uint32_t tried;         /* FPDU starts tried since hunt_start */
     uint32_t tried_marker;  /* of those, pointed to by a marker's FPDUPTR */
@@ -69,6 +78,9 @@ typedef struct hunt_found {
     uint8_t mid;        /* the machine is inside the FPDU after the chain;
                            else it has just completed the proving FPDU */
     uint8_t by_marker;  /* it started where a marker's FPDUPTR pointed */
+    uint64_t first_off; /* stream offset of the first FPDU of its chain */
+    uint8_t chain_crc_bad; /* an FPDU of that chain had a CRC that did not match */
+    uint32_t ring_n;    /* octets the ring held, up to the proof */
 } hunt_found;
 
 /* Begin hunting with what is known of the sender (mpa_tri markers, crc);

@@ -20,6 +20,7 @@
 #include "fpdu_rx.h"
 #include "atomicq.h"
 #include "hunt.h"
+#include "mkmodel.h"
 #include "mpa/stream.h"
 #include "rd.h"
 
@@ -56,6 +57,7 @@ static const char WHY_AFTER_REJECT[] = "not MPA after a rejected startup";
 static const char WHY_AFTER_BAD_KEY[] = "not MPA: the startup key was unknown";
 
 #define HUNT_WHY "skipped while resynchronising"
+#define DOUBT_BUF 2048u
 
 typedef struct dirst {
     uint64_t off;         /* octets consumed */
@@ -96,6 +98,34 @@ typedef struct dirst {
     uint8_t qrk_zero_done, qrk_stag0_done;
     fpdu_rx rx;
     fpdu_rx sh;
+    mkmodel mk;           /* how the sender writes markers (mkmodel.h) */
+    /* The framing is in doubt (no cascades): since doubt_off a CRC or a
+     * marker disagreed with the lengths; strikes counts bad CRCs since. */
+    uint8_t doubt, strikes;
+    uint64_t doubt_off;
+    uint8_t doubt_mk;     /* a marker of the FPDU being read disagreed */
+    uint8_t mk_said;      /* markers were found wrong where the lengths held:
+                             said once, not again for every marker */
+    uint8_t unjudged;     /* FPDUs of this direction went unjudged or were
+                             skipped (framing in doubt or lost): what it
+                             sent is not fully known */
+    uint8_t mk_unsure;    /* a hole came before the marker form was settled:
+                             marker rules rest on lost octets */
+    uint8_t h_lost;       /* hunting because the framing was lost */
+    /* The octets read since the first bad CRC of the doubt: if the next
+     * FPDU fails too, the hunt reads them again (FPDUs whose start a
+     * wrong length hid are found there). */
+    uint8_t dbuf_on, dbuf_full;
+    uint32_t dbuf_n;
+    uint64_t dbuf_off;
+    uint8_t dbuf[DOUBT_BUF];
+    /* TCP segment starts not counted yet: they count once an FPDU is
+     * judged (its framing held), and never when the framing is lost (no
+     * alignment figure from misframed octets); the first misaligned one
+     * is remembered for MPA-FPD-ALIGN. */
+    uint32_t pend_seg, pend_aligned, align_into;
+    uint8_t align_pend;
+    uint64_t align_off;
 
     /* MPA_MODE_HUNT (mpa_stream_gap, mid-stream start): hunt.h decides */
     uint8_t h_ms_note;          /* the mid-stream start is still to be reported */
@@ -356,6 +386,8 @@ static void enter_fpdu(S *s, int dir, int markers, int crc, int probe, const cha
     rx_init(&d->sh, !markers, 1, base, base);
     d->sh_on = !probe;
     d->npeek = 0;
+    mk_reset(&d->mk);
+    d->doubt = d->strikes = d->dbuf_on = 0;
     if (probe) {
         /* MPA was left (R=1) or never settled (a bad key): FPDU mode is
          * said only once an FPDU proves it (on_fpdu), never for octets
@@ -899,7 +931,18 @@ static int peer_unknown(const S *s, int dir)
 {
     const dirst *p = &s->d[!dir];
     return s->midstream || s->startup_lost || p->st.gap_octets || p->mode == MPA_MODE_HUNT ||
-           p->st.not_mpa_octets || p->data_len;
+           p->st.not_mpa_octets || p->data_len || p->unjudged;
+}
+
+/* A direction's FPDUs go unjudged or skipped: what it sent (Read and
+ * Atomic Requests, their Responses) is no longer fully known, so the
+ * request/response matching of both directions stops (no cascade). */
+static void mark_unjudged(S *s, int dir)
+{
+    s->d[dir].unjudged = 1;
+    s->d[0].rq.off = s->d[1].rq.off = 1;
+    atomicq_blind(&s->d[0].aq);
+    atomicq_blind(&s->d[1].aq);
 }
 
 static void term_ctx(const S *s, int dir, uint64_t index, mpa_term_ctx *x)
@@ -1213,6 +1256,13 @@ static int check_rtr(S *s, int dir, uint64_t off, uint64_t index, const mpa_ev_f
     return 0;
 }
 
+/* Segment starts in octets whose framing was lost: not counted. */
+static void seg_drop(dirst *d)
+{
+    d->pend_seg = d->pend_aligned = 0;
+    d->align_pend = 0;
+}
+
 static void on_marker(S *s, int dir, const fpdu_rx *rx)
 {
     dirst *d = &s->d[dir];
@@ -1221,11 +1271,28 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
     if (d->probe)
         return;
     uint64_t fpdu_off = moff - (uint32_t)(rx->mk.pos - rx->mk.fpdu_start);
-    if (moff == d->mode_off) {
-        if (rx->mk.reserved || rx->mk.fpduptr)
+    int framing_bad = rx->mk.len_disagree || rx->mk.same_bad || rx->mk.ptr_bad;
+    if (d->doubt && moff != d->mode_off) {
+        /* Said already: the framing is in doubt.  With CRCs off only a
+         * marker that agrees with the lengths clears it. */
+        if (!framing_bad && !rx->mk.res_bad && !d->crc)
+            d->doubt = 0;
+    } else if (moff == d->mode_off) {
+        if (rx->mk.reserved || rx->mk.fpduptr) {
             finding(s, dir, moff, MPA_F_STA_FIRST_MARKER,
                     "first FPDU-mode octets are %04x %04x, not the marker 0x00000000", rx->mk.reserved,
                     rx->mk.fpduptr);
+            d->doubt = 1; /* what follows is read on a framing in doubt */
+            d->strikes = 0;
+            d->doubt_off = moff;
+        }
+    } else if ((rx->mk.res_bad || framing_bad) &&
+               (d->mk_said || (d->mk_unsure && evidence_lost(s, dir, moff, MPA_F_MRK_LEN_AGREE, dir, UINT64_MAX)))) {
+        if (framing_bad) {
+            d->doubt = d->doubt_mk = 1;
+            d->strikes = 0;
+            d->doubt_off = moff;
+        }
     } else {
         if (rx->mk.res_bad)
             finding(s, dir, moff, MPA_F_MRK_RES, "marker reserved 0x%04x, FPDUPTR 0x%04x (low bits set: %s)",
@@ -1247,6 +1314,11 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
             finding(s, dir, moff, MPA_F_MRK_SAME_FPDU,
                     "marker points to offset %llu, an earlier marker of the same FPDU to another start",
                     (unsigned long long)(moff - (rx->mk.fpduptr & ~3u)));
+        if (framing_bad) {
+            d->doubt = d->doubt_mk = 1;
+            d->strikes = 0;
+            d->doubt_off = moff;
+        }
     }
     mpa_event ev;
     ev_init_n(s, &ev, MPA_EV_MARKER, dir, moff, sizeof ev.u.marker);
@@ -1297,6 +1369,130 @@ static void probe_failed(S *s, int dir)
     else
         d->mode = MPA_MODE_STREAMING;
     data_add(s, dir, d->mode_off, d->off - d->mode_off, bad_key ? WHY_AFTER_BAD_KEY : WHY_AFTER_REJECT);
+}
+
+static void seg_commit(S *s, int dir);
+
+/* A hole or the end: the segment starts seen count unless the framing
+ * is in doubt with more than one bad FPDU, or an FPDU read in doubt is
+ * left unfinished. */
+static void seg_settle(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    if (d->doubt && (d->strikes > 1 || d->rx.started || d->rx.nmk))
+        seg_drop(d);
+    else
+        seg_commit(s, dir);
+}
+
+/* The segment starts seen so far fall in octets whose framing held. */
+static void seg_commit(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    d->st.segments += d->pend_seg;
+    d->st.segments_aligned += d->pend_aligned;
+    d->pend_seg = d->pend_aligned = 0;
+    if (d->align_pend && !d->align_done) {
+        d->align_done = 1;
+        finding(s, dir, d->align_off, MPA_F_FPD_ALIGN,
+                "TCP segment starts %u octets into an FPDU (later misaligned segments are counted only)",
+                d->align_into);
+    }
+    d->align_pend = 0;
+}
+
+/*
+ * No cascades (RFC 5044 6, 8): an FPDU with a bad CRC is reported once
+ * (its header is still judged, its size is not); every FPDU after it
+ * goes unjudged while the framing is in doubt.
+ * A valid CRC clears the doubt (a corrupted octet, not a lost frame); a
+ * second bad CRC means the lengths no longer find FPDUs: one finding says
+ * where the framing was lost, and the direction hunts for an FPDU start
+ * it can prove (hunt.h), its octets counted as skipped.  Returns 0 to
+ * judge the FPDU, 1 to emit it unjudged, 2 when it is skipped.
+ */
+static size_t feed_dir(S *s, int dir, const uint8_t *p, size_t len);
+
+static int framing_doubt(S *s, int dir, uint64_t foff, const fpdu_rx *rx, int bad)
+{
+    dirst *d = &s->d[dir];
+    if (!bad) {
+        /* A marker of this FPDU disagreed: its octets were read with the
+         * markers where the lengths put them, not judged. */
+        int mk = d->doubt_mk;
+        d->doubt_mk = 0;
+        if (d->crc) {
+            if (d->doubt && mk)
+                d->mk_said = 1; /* the lengths held: the markers are wrong */
+            d->doubt = d->dbuf_on = 0;
+        }
+        return d->doubt || mk;
+    }
+    if (!d->doubt || !d->dbuf_on) {
+        d->dbuf_on = 1;
+        d->dbuf_full = 0;
+        d->dbuf_n = 0;
+        d->dbuf_off = d->off;
+    }
+    if (!d->doubt) {
+        d->doubt = 1;
+        d->strikes = 1;
+        d->doubt_off = foff;
+        const mpa_frame *own = frame_of(s, dir), *peer = frame_of(s, !dir);
+        if (own && peer && !own->c && peer->c)
+            finding(s, dir, foff + rx->f.wire_len - 4, MPA_F_CRC_NEGOTIATE,
+                    "CRC field 0x%08x, CRC32C 0x%08x: this side sent C=0 but the peer's C=1 turns CRCs on",
+                    rx->f.crc_wire, rx->f.crc_calc);
+        else
+            finding(s, dir, foff + rx->f.wire_len - 4, MPA_F_CRC_VALID, "CRC field 0x%08x, CRC32C 0x%08x",
+                    rx->f.crc_wire, rx->f.crc_calc);
+        return 0; /* its DDP/RDMAP header is judged: the fault may be elsewhere */
+    }
+    /* While the shadow parse (the other marker setting) still reads its
+     * first FPDU, it may yet explain the CRCs. */
+    if (++d->strikes < 2 || d->sh_on)
+        return 1;
+    if (!d->mk_unsure || !evidence_lost(s, dir, d->doubt_off, MPA_F_FPD_FRAMING_LOST, dir, UINT64_MAX))
+        finding(s, dir, d->doubt_off, MPA_F_FPD_FRAMING_LOST, "lengths not confirmed from offset %llu",
+                (unsigned long long)d->doubt_off);
+    d->doubt = d->strikes = 0;
+    d->dbuf_on = 0;
+    seg_drop(d);
+    /* Hunt from the end of the first bad FPDU when its octets are kept. */
+    int again = !d->dbuf_full && d->dbuf_off + d->dbuf_n == d->off;
+    uint64_t from = again ? d->dbuf_off : foff, to = d->off;
+    if (again)
+        d->off = from;
+    hunt_enter(s, dir, d->markers ? MPA_TRI_ON : MPA_TRI_OFF, MPA_TRI_ON, 1, rx->f.mbase, "framing lost");
+    d->h.mk_order = rx->mk_order;
+    d->h.mk_nocrc = rx->mk_nocrc;
+    d->h_off = d->h_from = from;
+    d->h_lost = 1; /* the resync is counted, and shown as a mode change */
+    if (again) {
+        uint8_t buf[DOUBT_BUF];
+        uint32_t n = d->dbuf_n;
+        memcpy(buf, d->dbuf, n);
+        if (feed_dir(s, dir, buf, n) < n || d->off != to)
+            d->off = to; /* cannot happen: every mode takes every octet */
+    }
+    return 2;
+}
+
+/* The FPDU's size and pad (RFC 5044 4.1, 4.5; RFC 5041 4), once its
+ * framing holds; the segment starts seen count from here. */
+static void fpdu_size_checks(S *s, int dir, uint64_t foff, const fpdu_rx *rx, const mpa_ev_fpdu *e)
+{
+    seg_commit(s, dir);
+    if (rx->f.pad_nonzero)
+        finding(s, dir, foff, MPA_F_FPD_PAD, "pad octets (%u) not zero", rx->f.pad_len);
+    if (rx->f.ulpdu_len > MPA_ULPDU_MAX)
+        finding(s, dir, foff, MPA_F_FPD_ULPDU_MAX, "ULPDU_Length %u > 64768", rx->f.ulpdu_len);
+    if (s->cfg.emss[dir])
+        judge_mulpdu(s, dir, foff, rx->f.ulpdu_len);
+    if (e->ddp_status == MPA_E_INVALID)
+        finding(s, dir, foff, MPA_F_FPD_ZERO_LEN,
+                "ULPDU of %u octets cannot hold the %zu-octet DDP/RDMAP header it starts", rx->f.ulpdu_len,
+                e->ddp.need_len);
 }
 
 static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
@@ -1355,7 +1551,9 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     e->crc = !d->crc ? MPA_CRC_NOT_CHECKED : crc_ok ? MPA_CRC_GOOD : MPA_CRC_BAD;
     e->ulpdu = rx->prefix;
     e->ulpdu_avail = rx->f.nprefix;
-    e->marker_phase = (uint16_t)((rx->f.start - rx->mbase) & (MPA_MARKER_INTERVAL - 1));
+    e->marker_phase = (uint16_t)((rx->f.start - rx->f.mbase) & (MPA_MARKER_INTERVAL - 1));
+    e->marker_order = rx->mk_order;
+    e->marker_nocrc = rx->mk_nocrc;
     size_t need;
     e->ddp_status = mpa_ddp_decode(rx->prefix, rx->f.nprefix, rx->f.ulpdu_len, &e->ddp, &need);
     e->ddp_anomalies = e->ddp_status == MPA_OK ? mpa_ddp_anomalies(&e->ddp) : 0;
@@ -1366,33 +1564,35 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     if (index == 0)
         d->first_fpdu_ok = crc_ok;
 
-    if (e->crc == MPA_CRC_BAD) {
+    e->negotiated_rtr = 0;
+    e->term_quirk = MPA_TERM_AS_SENT; /* check_terminate says otherwise */
+    memset(&e->term_read, 0, sizeof e->term_read);
+    if (e->crc == MPA_CRC_BAD)
         d->st.crc_bad++;
-        const mpa_frame *own = frame_of(s, dir), *peer = frame_of(s, !dir);
-        if (own && peer && !own->c && peer->c)
-            finding(s, dir, foff + rx->f.wire_len - 4, MPA_F_CRC_NEGOTIATE,
-                    "CRC field 0x%08x, CRC32C 0x%08x: this side sent C=0 but the peer's C=1 turns CRCs on",
-                    rx->f.crc_wire, rx->f.crc_calc);
-        else
-            finding(s, dir, foff + rx->f.wire_len - 4, MPA_F_CRC_VALID, "CRC field 0x%08x, CRC32C 0x%08x",
-                    rx->f.crc_wire, rx->f.crc_calc);
+    if (e->crc == MPA_CRC_BAD || d->doubt) {
+        int how = framing_doubt(s, dir, foff, rx, e->crc == MPA_CRC_BAD);
+        if (how > 1) {
+            /* Framing lost: these octets are skipped, not an FPDU. */
+            mark_unjudged(s, dir);
+            d->st.fpdus--;
+            d->st.ulpdu_octets -= rx->f.ulpdu_len;
+            d->nfpdu--;
+            return;
+        }
+        if (how) {
+            mark_unjudged(s, dir);
+            emit(s, &ev); /* decoded as read, not judged */
+            return;
+        }
     }
-    if (rx->f.pad_nonzero)
-        finding(s, dir, foff, MPA_F_FPD_PAD, "pad octets (%u) not zero", rx->f.pad_len);
-    if (rx->f.ulpdu_len > MPA_ULPDU_MAX)
-        finding(s, dir, foff, MPA_F_FPD_ULPDU_MAX, "ULPDU_Length %u > 64768", rx->f.ulpdu_len);
-    if (s->cfg.emss[dir])
-        judge_mulpdu(s, dir, foff, rx->f.ulpdu_len);
-    if (e->ddp_status == MPA_E_INVALID)
-        finding(s, dir, foff, MPA_F_FPD_ZERO_LEN,
-                "ULPDU of %u octets cannot hold the %zu-octet DDP/RDMAP header it starts", rx->f.ulpdu_len,
-                e->ddp.need_len);
+    /* A bad CRC leaves its ULPDU_Length unproven: its size is not judged
+     * (the DDP/RDMAP header it starts with still is). */
+    if (e->crc != MPA_CRC_BAD)
+        fpdu_size_checks(s, dir, foff, rx, e);
     if (e->ddp_status == MPA_OK) {
         map_ddp_anomalies(s, dir, foff, &e->ddp, e->ddp_anomalies);
         check_atomic(s, dir, foff, &e->ddp);
     }
-    e->term_quirk = MPA_TERM_AS_SENT;
-    memset(&e->term_read, 0, sizeof e->term_read);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE)
         check_terminate(s, dir, foff, e);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_READ_REQUEST && !e->ddp.hdr.tagged)
@@ -1452,15 +1652,81 @@ static int shadow_done(S *s, int dir)
     return 1;
 }
 
+static void seg_begin(S *s, int dir);
+
+/* A window of the marker models is decided (mkmodel.h): say once what
+ * the sender does differently, then decode the window's octets with the
+ * model chosen, the TCP segment starts seen in it in their places (they
+ * may open the next window: the octets and starts are copied first). */
+static void mk_replay(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    mkmodel *m = &d->mk;
+    uint8_t buf[MK_WIN];
+    uint32_t seg[MK_SEGS];
+    uint32_t nbuf = m->nbuf;
+    unsigned nseg = m->nseg;
+    memcpy(buf, m->buf, nbuf);
+    memcpy(seg, m->seg, nseg * sizeof seg[0]);
+    uint64_t at = d->off;
+    if (m->alive & (1u << m->chosen))
+        at += (uint32_t)(m->first_mk[m->chosen] - m->base_pos);
+    const mk_model *md = &mk_models[m->chosen];
+    int told = mk_apply(m, &d->rx);
+    if (told & 1)
+        finding(s, dir, at, MPA_F_QRK_MRK_PTR_ORDER, "%s",
+                md->order == MK_ORDER_LE16 ? "FPDUPTR little-endian"
+                                           : "marker word little-endian (FPDUPTR in octets 0-1)");
+    if (told & 2)
+        finding(s, dir, at, MPA_F_QRK_MRK_GRID, "grid drifts +4 octets per FPDU (CRC not counted)");
+    uint32_t from = 0;
+    for (unsigned k = 0; k <= nseg; k++) {
+        uint32_t to = k < nseg ? seg[k] : nbuf;
+        if (to > from)
+            from += (uint32_t)feed_dir(s, dir, buf + from, to - from);
+        if (k < nseg)
+            seg_begin(s, dir);
+    }
+}
+
+/* A hole, an end or a full list of segment starts: decide now. */
+static void mk_flush(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    if (d->mk.state != MK_OPEN)
+        return;
+    mk_force(&d->mk);
+    mk_replay(s, dir);
+}
+
 static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
 {
     dirst *d = &s->d[dir];
     size_t i = 0;
     while (i < len && d->mode == MPA_MODE_FPDU) {
+        /* Where the RFC puts the second marker, the models part: hold
+         * the octets until the model is known (mkmodel.h). */
+        if (d->markers && !d->probe && mk_due(&d->mk, &d->rx))
+            mk_open(&d->mk, &d->rx, d->crc);
+        if (d->mk.state == MK_OPEN) {
+            int decided;
+            i += mk_take(&d->mk, p + i, len - i, &decided);
+            if (decided)
+                mk_replay(s, dir);
+            continue;
+        }
         if (!d->rx.started && d->rx.nmk == 0)
             fpdu_begins(s, dir);
         int item;
-        size_t n = rx_run(&d->rx, p + i, len - i, &item);
+        size_t n = rx_run(&d->rx, p + i, mk_limit(&d->mk, &d->rx, len - i), &item);
+        if (d->dbuf_on && !d->dbuf_full) {
+            if (d->dbuf_n + n <= DOUBT_BUF) {
+                memcpy(d->dbuf + d->dbuf_n, p + i, n);
+                d->dbuf_n += (uint32_t)n;
+            } else {
+                d->dbuf_full = 1;
+            }
+        }
         if (d->sh_on) {
             size_t j = 0;
             int sitem = RX_NONE;
@@ -1544,6 +1810,7 @@ static void hunt_enter(S *s, int dir, uint8_t markers, uint8_t crc, int mbase_kn
 {
     dirst *d = &s->d[dir];
     hunt_start(&d->h, markers, crc, mbase_known, mbase);
+    mark_unjudged(s, dir);
     d->h_off = d->off;
     d->h_from = d->off;
     d->probe = 0;
@@ -1593,11 +1860,70 @@ static void hunt_told(S *s, int dir, uint8_t markers, uint8_t crc)
 
 static uint8_t tri(int on) { return on ? MPA_TRI_ON : MPA_TRI_OFF; }
 
-/* The hunt found where FPDUs begin: decode from there on. */
+/*
+ * FPDUs before the one a resync starts at, proved after the fact: with
+ * the marker phase now known, an earlier start is proved when the lengths
+ * lead from it to `from` exactly, every CRC valid (RFC 5044 4.4) and
+ * every marker agreeing (RFC 5044 4.3).  The earliest such start the ring
+ * still holds is returned, or `from`.
+ */
+static uint64_t ring_earlier(S *s, int dir, const hunt_found *hf, uint64_t cur, uint64_t from)
+{
+    dirst *d = &s->d[dir];
+    const fpdu_rx *w = &hf->rx;
+    uint32_t avail = hf->ring_n < HUNT_RING ? hf->ring_n : HUNT_RING;
+    if (!w->markers || w->mk_nocrc || !w->crc_on || hf->weak || cur - from >= avail)
+        return from;
+    uint64_t lo = cur - avail > d->h_off ? cur - avail : d->h_off;
+    uint8_t buf[HUNT_RING];
+    uint32_t n = (uint32_t)(from - lo);
+    for (uint32_t k = 0; k < n; k++)
+        buf[k] = d->h.ring[(lo + k) & (HUNT_RING - 1)];
+    for (uint32_t p = 0; p + 8 <= n; p++) {
+        if (((seq_of(s, dir, lo + p) - w->mbase) & 3u) != 0)
+            continue;
+        fpdu_rx t;
+        rx_init(&t, 1, 1, w->mbase, seq_of(s, dir, lo + p));
+        t.mk_order = w->mk_order;
+        uint32_t at = p;
+        int nf = 0, ok = 1;
+        while (ok && at < n) {
+            int item;
+            at += (uint32_t)rx_run(&t, buf + at, n - at, &item);
+            if (item == RX_FPDU) {
+                nf++;
+                ok = t.f.crc_wire == t.f.crc_calc;
+            } else if (item == RX_MARKER) {
+                ok = !(t.mk.res_bad || t.mk.ptr_bad || t.mk.len_disagree || t.mk.same_bad);
+            }
+        }
+        if (ok && nf && !t.started && !t.nmk)
+            return lo + p;
+    }
+    return from;
+}
+
+/* The hunt found where FPDUs begin: decode from there on.  Every FPDU of
+ * the chain that proved it is entirely present: when the ring still
+ * holds them all, decoding resumes at the first and they are read again
+ * (mid-stream, after a hole: no FPDU that can be proved is left out). */
 static void hunt_resume(S *s, int dir, const hunt_found *hf)
 {
     dirst *d = &s->d[dir];
-    uint64_t fstart = hf->fstart;
+    uint64_t fstart = hf->fstart, cur = d->off;
+    int again = hf->first_off < fstart && cur - hf->first_off <= hf->ring_n && cur - hf->first_off <= HUNT_RING &&
+                !hf->rx.mk_nocrc && hf->first_off >= d->h_off && (hf->weak || !hf->chain_crc_bad);
+    /* A drifting grid's phase was found in the proving FPDU (hunt.c):
+     * that FPDU is read again with it. */
+    int nocrc = hf->rx.markers && hf->rx.mk_nocrc && !hf->mid && cur - fstart <= hf->ring_n &&
+                cur - fstart <= HUNT_RING;
+    if (again)
+        fstart = hf->first_off;
+    uint64_t early = nocrc ? fstart : ring_earlier(s, dir, hf, cur, fstart);
+    if (early < fstart) {
+        fstart = early;
+        again = 1;
+    }
     uint64_t skipped = fstart - d->h_off;
     if (fstart > d->h_off)
         data_add(s, dir, d->h_off, fstart - d->h_off, HUNT_WHY);
@@ -1607,14 +1933,45 @@ static void hunt_resume(S *s, int dir, const hunt_found *hf)
     d->rx = hf->rx;
     d->rx.crc_on = d->crc;
     d->mode_off = UINT64_MAX; /* no startup rule applies to these FPDUs */
+    d->doubt = d->strikes = d->dbuf_on = 0;
     d->st.resyncs++;
-    finding(s, dir, fstart, MPA_F_CAP_RESYNC,
-            "decoding resumes at offset %llu after %llu skipped octets: %s%s (markers %s, CRC %s)",
-            (unsigned long long)fstart, (unsigned long long)skipped,
-            hf->weak ? "FPDUs chained by their lengths and DDP headers" : "valid CRC",
-            hf->by_marker ? ", found from a marker's FPDUPTR" : "", d->markers ? "on" : "off",
-            d->crc ? "on" : "off");
+    /* After a loss of framing, MPA-FPD-FRAMING-LOST said it all: the
+     * resync is counted and shown as the mode change. */
+    if (!d->h_lost)
+        finding(s, dir, fstart, MPA_F_CAP_RESYNC,
+                "decoding resumes at offset %llu after %llu skipped octets: %s%s (markers %s, CRC %s)",
+                (unsigned long long)fstart, (unsigned long long)skipped,
+                hf->weak ? "FPDUs chained by their lengths and DDP headers" : "valid CRC",
+                hf->by_marker ? ", found from a marker's FPDUPTR" : "", d->markers ? "on" : "off",
+                d->crc ? "on" : "off");
+    d->h_lost = 0;
+    /* Resumed before the marker form was settled (a hole, a lost startup,
+     * a mid-stream start): a drifting grid's phase rests on octets not
+     * captured, so marker rules are not judged from here. */
+    /* Resumed at the marker base itself (a lost startup frame): every CRC
+     * since is counted, the models are worked out as from the start. */
+    int at_base = hf->rx.markers && !hf->rx.mk_nocrc && seq_of(s, dir, hf->first_off) == hf->rx.mbase;
+    if (at_base && d->mk.state == MK_IDLE && !d->mk.ntries)
+        mk_reset(&d->mk);
+    else if (hf->rx.markers && !d->mk.grid_set && d->mk.state != MK_DONE)
+        d->mk_unsure = 1;
+    if (!at_base && mk_resumed(&d->mk, &hf->rx))
+        finding(s, dir, fstart, MPA_F_QRK_MRK_GRID, "grid drifts +4 octets per FPDU (CRC not counted)");
     set_mode_at(s, dir, fstart, MPA_MODE_FPDU, "resynchronised");
+    if (again || nocrc) {
+        uint8_t buf[HUNT_RING];
+        uint32_t n = (uint32_t)(cur - fstart);
+        for (uint32_t k = 0; k < n; k++)
+            buf[k] = d->h.ring[(fstart + k) & (HUNT_RING - 1)];
+        fpdu_rx r = d->rx;
+        rx_init(&d->rx, r.markers, r.crc_on, r.mbase - (nocrc ? 4u : 0u), seq_of(s, dir, fstart));
+        d->rx.mk_order = r.mk_order;
+        d->rx.mk_nocrc = (uint8_t)nocrc;
+        d->off = fstart;
+        if (feed_fpdu_core(s, dir, buf, n) < n || d->off != cur)
+            d->off = cur; /* the chain read the same way: cannot happen */
+        return;
+    }
     /* Strong proof: at the end of the proving FPDU, which is emitted.
      * Weak proof: a few octets into the FPDU after the chain, which the
      * machine goes on to read (the chain itself is reported skipped). */
@@ -1745,9 +2102,15 @@ static void gap_apply(S *s, int dir, uint64_t len)
         d->off += len;
         hunt_enter(s, dir, d->markers ? MPA_TRI_ON : MPA_TRI_OFF, d->crc ? MPA_TRI_ON : MPA_TRI_OFF, 1,
                    d->rx.mbase, "hole in FPDU mode");
+        d->h.mk_order = d->rx.mk_order;
+        d->h.mk_nocrc = d->rx.mk_nocrc;
+        /* The grid not settled yet: a drifting one may show after the hole. */
+        d->h.try_nocrc = d->markers && !d->mk.grid_set && d->mk.order_set && d->mk.state != MK_DONE &&
+                         !d->rx.mk_nocrc;
         return;
     case MPA_MODE_HUNT:
         hunt_report_skipped(s, dir);
+        d->h_lost = 0;
         d->off += len;
         d->h_off = d->off;
         hunt_clear(&d->h);
@@ -1799,16 +2162,24 @@ size_t mpa_stream_feed(mpa_stream *st, int dir, const uint8_t *p, size_t len)
     dirst *d = &s->d[dir];
     if (len)
         midstream_note(s, dir);
+    size_t i = feed_dir(s, dir, p, len);
+    d->st.octets += i;
+    return i;
+}
+
+/* Octets of dir, whatever its mode; returns those taken (fewer only
+ * while a startup frame waits for the peer's). */
+static size_t feed_dir(S *s, int dir, const uint8_t *p, size_t len)
+{
+    dirst *d = &s->d[dir];
     size_t i = 0;
     while (i < len) {
         size_t n = 0;
         switch ((mpa_dir_mode)d->mode) {
         case MPA_MODE_STARTUP:
             n = feed_startup(s, dir, p + i, len - i);
-            if (n == 0 && d->mode == MPA_MODE_STARTUP && d->sub == SS_HOLD) {
-                d->st.octets += i;
+            if (n == 0 && d->mode == MPA_MODE_STARTUP && d->sub == SS_HOLD)
                 return i;
-            }
             break;
         case MPA_MODE_FPDU:
             n = feed_fpdu(s, dir, p + i, len - i);
@@ -1830,7 +2201,6 @@ size_t mpa_stream_feed(mpa_stream *st, int dir, const uint8_t *p, size_t len)
         }
         i += n;
     }
-    d->st.octets += i;
     return i;
 }
 
@@ -1848,15 +2218,40 @@ void mpa_stream_segment(mpa_stream *st, int dir)
     S *s = SS(st);
     if (dir < 0 || dir > 1)
         return;
+    seg_begin(s, dir);
+}
+
+static void seg_mark(S *s, int dir);
+
+/* A TCP segment of dir begins at its next octet. */
+static void seg_begin(S *s, int dir)
+{
     dirst *d = &s->d[dir];
     if (d->mode != MPA_MODE_FPDU || d->probe)
         return;
-    d->st.segments++;
+    /* In a window of the marker models: judged where its octets are
+     * decoded. */
+    if (d->mk.state == MK_OPEN && d->mk.nseg == MK_SEGS)
+        mk_flush(s, dir);
+    if (d->mk.state == MK_OPEN && d->mk.nseg < MK_SEGS) {
+        d->mk.seg[d->mk.nseg++] = d->mk.nbuf;
+        return;
+    }
+    seg_mark(s, dir);
+}
+
+/* A TCP segment of dir begins at its next octet (FPDU mode). */
+static void seg_mark(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    if (d->mode != MPA_MODE_FPDU || d->probe)
+        return;
+    d->pend_seg++;
     /* While looking for a 2007 RtR frame the octets held are not in the
      * receive machine yet: none held means an FPDU (or that frame) starts. */
     int between = d->peek ? d->npeek == 0 : (!d->rx.started && d->rx.nmk == 0);
     if (between) {
-        d->st.segments_aligned++;
+        d->pend_aligned++;
         return;
     }
     /* A segment inside an FPDU that began before octets the capture lost
@@ -1866,11 +2261,10 @@ void mpa_stream_segment(mpa_stream *st, int dir)
         evidence_lost(s, dir, d->off, MPA_F_FPD_ALIGN, dir, UINT64_MAX);
         return;
     }
-    if (!d->align_done) {
-        d->align_done = 1;
-        finding(s, dir, d->off + (d->peek ? d->npeek : 0), MPA_F_FPD_ALIGN,
-                "TCP segment starts %u octets into an FPDU (later misaligned segments are counted only)",
-                d->peek ? d->npeek : rx_partial(&d->rx));
+    if (!d->align_done && !d->align_pend) {
+        d->align_pend = 1;
+        d->align_off = d->off + (d->peek ? d->npeek : 0);
+        d->align_into = d->peek ? d->npeek : rx_partial(&d->rx);
     }
 }
 
@@ -1882,6 +2276,8 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     dirst *d = &s->d[dir];
     if (d->mode == MPA_MODE_CLOSED)
         return;
+    mk_flush(s, dir);
+    seg_settle(s, dir);
     const char *how = kind == MPA_END_RST ? "RST" : "FIN";
     midstream_note(s, dir);
     if (d->mode == MPA_MODE_FPDU && d->probe)
@@ -1944,6 +2340,8 @@ void mpa_stream_finish(mpa_stream *st)
     s->finished = 1;
     for (int dir = 0; dir < 2; dir++) {
         dirst *d = &s->d[dir];
+        mk_flush(s, dir);
+        seg_settle(s, dir);
         int partial = 1;
         if (d->mode == MPA_MODE_FPDU && d->probe)
             probe_failed(s, dir);
@@ -2006,10 +2404,17 @@ void mpa_stream_gap(mpa_stream *st, int dir, uint64_t len)
         return;
     dirst *d = &s->d[dir];
     midstream_note(s, dir);
+    if (d->markers && (d->mode == MPA_MODE_FPDU || d->mode == MPA_MODE_HUNT) && d->mk.state != MK_DONE)
+        d->mk_unsure = 1;
+    /* The hole is known before a window of the marker models is decoded:
+     * a decision it forces rests on the lost octets (not judged). */
+    uint64_t at = d->off + (d->mk.state == MK_OPEN ? d->mk.nbuf : 0);
     if (!d->st.gap_octets)
-        d->lost_from = d->off;
+        d->lost_from = at;
     d->st.gap_octets += len;
-    d->lost_end = d->off + len;
+    d->lost_end = at + len;
+    mk_flush(s, dir);
+    seg_settle(s, dir);
     atomicq_blind(&s->d[0].aq); /* a lost Request or Response: not judged */
     atomicq_blind(&s->d[1].aq);
     static const char *const where[] = {"in the startup phase", "in FPDU mode", "after MPA was left",

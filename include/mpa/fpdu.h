@@ -46,12 +46,30 @@ extern "C" {
 #define MPA_FPDU_WIRE_MAX (65542u + 4u * (65542u / 508u + 2u))
 #define MPA_FPDU_MAX_MARKERS (65542u / 508u + 2u)
 
+/* How a sender writes its markers (RFC 5044 4.2 is MPA_MARKER_BE; the
+ * others are what real stacks do, docs/quirks.md). */
+typedef enum mpa_marker_order {
+    MPA_MARKER_BE = 0,   /* RESERVED, then FPDUPTR, each in network order */
+    MPA_MARKER_LE16 = 1, /* RESERVED, then FPDUPTR little-endian */
+    MPA_MARKER_LE32 = 2, /* the 32-bit word little-endian: FPDUPTR first */
+} mpa_marker_order;
+
 /* Per direction framing, as negotiated (or stated, for mid-stream). */
 typedef struct mpa_fpdu_cfg {
     int markers;        /* markers present in this direction */
     int crc;            /* CRC checked (C=1 in either startup frame) */
     uint32_t mark_base; /* sequence number of the first octet of FPDU mode */
 } mpa_fpdu_cfg;
+
+/* How a sender writes its markers where it departs from RFC 5044 4.2-4.3
+ * (the stream engine finds it: mpa_ev_fpdu).  All zero is the RFC. */
+typedef struct mpa_marker_form {
+    uint8_t order;      /* mpa_marker_order */
+    uint8_t nocrc;      /* its marker count leaves out CRC octets: no marker
+                           before or inside the CRC field, and the marker
+                           base moves on 4 octets per FPDU (mark_base is
+                           the base in force for the FPDU decoded) */
+} mpa_marker_form;
 
 typedef enum mpa_crc_status {
     MPA_CRC_NOT_CHECKED = 0, /* CRC off for this connection */
@@ -107,6 +125,11 @@ mpa_status mpa_fpdu_decode(const uint8_t *p, size_t len, uint32_t seq, const mpa
 mpa_status mpa_fpdu_layout(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg,
                            mpa_fpdu *out, size_t *need);
 
+/* mpa_fpdu_layout for a sender whose markers take the form mf (NULL:
+ * the RFC's). */
+mpa_status mpa_fpdu_layout_mf(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg,
+                              const mpa_marker_form *mf, mpa_fpdu *out, size_t *need);
+
 /* What the first octets of an FPDU show when the rest is missing (a
  * capture cut it: a snap length, a hole, the end of the capture). */
 #define MPA_FPDU_HEAD_MAX 128
@@ -128,6 +151,10 @@ typedef struct mpa_fpdu_head {
  * pointers.  An FPDU that is whole in p[0..len) is described too; its
  * CRC is not checked. */
 mpa_status mpa_fpdu_head_decode(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg, mpa_fpdu_head *out);
+
+/* mpa_fpdu_head_decode for markers of the form mf (NULL: the RFC's). */
+mpa_status mpa_fpdu_head_decode_mf(const uint8_t *p, size_t len, uint32_t seq, const mpa_fpdu_cfg *cfg,
+                                   const mpa_marker_form *mf, mpa_fpdu_head *out);
 
 /* Copy the ULPDU of a decoded FPDU (p: the same buffer) with markers
  * removed, at most cap octets; returns the number copied. */

@@ -111,6 +111,9 @@ typedef struct mpa_ev_fpdu {
      * RFC 5040 4.8 lays them out).  Zero for other FPDUs. */
     uint8_t term_quirk;
     mpa_term_ctl term_read;
+    uint8_t marker_order;     /* mpa_marker_order the sender was found to use */
+    uint8_t marker_nocrc;     /* its marker count leaves out CRC octets
+                                 (mpa_fpdu_cfg: both go there as they are) */
 } mpa_ev_fpdu;
 
 typedef struct mpa_ev_finding {

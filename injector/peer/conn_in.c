@@ -131,8 +131,9 @@ static size_t fpdu_ulpdu(const conn *c, const mpa_event *ev, uint8_t *dst, size_
         return SIZE_MAX;
     const uint8_t *p = c->rv + (size_t)(ev->off - c->rv_off);
     mpa_fpdu_cfg fc = {c->m_rx, 0, ev->seq - f->marker_phase};
+    mpa_marker_form mf = {f->marker_order, f->marker_nocrc};
     size_t need;
-    if (mpa_fpdu_layout(p, f->wire_len, ev->seq, &fc, &fpdu_tmp, &need) != MPA_OK)
+    if (mpa_fpdu_layout_mf(p, f->wire_len, ev->seq, &fc, &mf, &fpdu_tmp, &need) != MPA_OK)
         return SIZE_MAX;
     return mpa_fpdu_ulpdu_copy(p, &fpdu_tmp, dst, cap);
 }
