@@ -197,13 +197,15 @@ static size_t qk_fpdu(cs_scen *s, int dir, const uint8_t *ulpdu, size_t n)
 {
     size_t pad = (4u - ((2u + n) & 3u)) & 3u, plain = 2 + n + pad;
     uint8_t *q = cs_reserve(s, plain + 4 + MPA_MARKER_LEN * (plain / MPA_MARKER_INTERVAL + 3));
-    size_t w = 0;
+    size_t w = 0, lead = 0;
     uint32_t crc = MPA_CRC32C_INIT;
     for (size_t i = 0; i < plain; i++) {
-        /* FPDUPTR counts from the FPDU's first octet, as libmpa's
-         * encoder and receive machine do. */
-        if (qk_due(s, dir))
-            qk_marker(s, dir, q, &w, (unsigned)w, &crc);
+        /* FPDUPTR counts back to the ULPDU_Length field (RFC 5044 4.3):
+         * past the leading marker when the FPDU starts with one. */
+        if (qk_due(s, dir)) {
+            lead |= w == 0 ? MPA_MARKER_LEN : 0;
+            qk_marker(s, dir, q, &w, (unsigned)(w ? w - lead : 0), &crc);
+        }
         uint8_t o = i < 2 ? (uint8_t)(n >> (i ? 0 : 8)) : i < 2 + n ? ulpdu[i - 2] : 0;
         crc = mpa_crc32c_update(crc, &o, 1);
         q[w++] = o;
@@ -212,11 +214,11 @@ static size_t qk_fpdu(cs_scen *s, int dir, const uint8_t *ulpdu, size_t n)
     /* Right before the CRC field a marker is covered by it; inside the
      * field it is not; a sender that does not count the CRC puts none. */
     if (!s->qk_nocrc[dir] && qk_due(s, dir))
-        qk_marker(s, dir, q, &w, (unsigned)w, &crc);
+        qk_marker(s, dir, q, &w, (unsigned)(w - lead), &crc);
     uint32_t c = mpa_crc32c_final(crc);
     for (int k = 0; k < 4; k++) {
         if (k && !s->qk_nocrc[dir] && qk_due(s, dir))
-            qk_marker(s, dir, q, &w, (unsigned)w, NULL);
+            qk_marker(s, dir, q, &w, (unsigned)(w - lead), NULL);
         q[w++] = (uint8_t)(c >> (8 * k));
         if (!s->qk_nocrc[dir])
             s->qk_cpos[dir]++;

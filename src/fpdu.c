@@ -79,6 +79,9 @@ static void rx_marker_done(fpdu_rx *rx)
         res = (uint16_t)(rx->mkb[2] | rx->mkb[3] << 8);
     }
     int leading = rx->start == mpos;
+    /* RFC 5044 4.3: FPDUPTR counts back to the ULPDU_Length field, which
+     * follows the FPDU's leading marker when it has one. */
+    uint32_t hdr = rx->start + (rx->leading_marker ? MPA_MARKER_LEN : 0u);
     memset(&rx->mk, 0, sizeof rx->mk);
     rx->mk.pos = mpos;
     rx->mk.reserved = res;
@@ -93,7 +96,7 @@ static void rx_marker_done(fpdu_rx *rx)
     } else if (ptr == 0) {
         rx->mk.ptr_bad = 1;
     } else {
-        rx->mk.len_disagree = rx->mk.implied != rx->start;
+        rx->mk.len_disagree = rx->mk.implied != hdr;
         if (rx->mk_any && rx->mk.implied != rx->mk_first_implied)
             rx->mk.same_bad = 1;
         if (!rx->mk_any) {
@@ -418,6 +421,7 @@ typedef struct enc {
     int crc_run; /* markers and data count in the CRC */
     unsigned nmarks;
     const mpa_fpdu_faults *fl;
+    int lead; /* a marker was written at the FPDU's first octet */
 } enc_t;
 
 static void enc_marker_if_due(enc_t *e)
@@ -425,7 +429,13 @@ static void enc_marker_if_due(enc_t *e)
     if (!e->markers || ((e->pos - e->mbase) & (MPA_MARKER_INTERVAL - 1)) != 0)
         return;
     uint8_t mk[4];
+    /* FPDUPTR: back to the ULPDU_Length field (RFC 5044 4.3), 0 for a
+     * marker at the FPDU's first octet, which then precedes that field. */
     uint32_t ptr = e->pos - e->start;
+    if (ptr == 0)
+        e->lead = 1;
+    else if (e->lead)
+        ptr -= MPA_MARKER_LEN;
     e->nmarks++;
     if (e->fl && (e->fl->marker_nth == 0 || e->fl->marker_nth == e->nmarks))
         ptr += (uint32_t)e->fl->marker_ptr_delta;
@@ -477,7 +487,7 @@ mpa_status mpa_fpdu_encode(const uint8_t *ulpdu, size_t ulpdu_len, uint32_t seq,
     if (written)
         *written = 0;
     enc_t e = {out, cap, 0, seq, seq, cfg->mark_base, cfg->markers ? 1 : 0, 0, MPA_CRC32C_INIT, 1, 0,
-               faults};
+               faults, 0};
     uint8_t hdr[2];
     int lenv = faults && faults->len_override >= 0 ? faults->len_override : (int)ulpdu_len;
     wr_be16(hdr, (uint16_t)lenv);

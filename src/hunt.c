@@ -107,7 +107,8 @@ static int nocrc_phase(const hunt *h, const hcand *c, uint32_t *mbase)
             ptr = (unsigned)w[1] << 8 | w[0];
             res = (unsigned)w[3] << 8 | w[2];
         }
-        if (res == 0 && ptr == j) {
+        /* FPDUPTR counts from the ULPDU_Length field (RFC 5044 4.3). */
+        if (res == 0 && ptr == j - (c->rx.f.leading_marker ? MPA_MARKER_LEN : 0u)) {
             *mbase = c->rx.f.start + j + 4u;
             got = 1;
         }
@@ -304,9 +305,13 @@ static int hunt_marker_at(const hunt *h, uint32_t isn, uint64_t off, const uint8
             return 0;
         *mbase = mseq;
     }
-    if (ptr + MPA_MARKER_LEN > h->n)
+    /* FPDUPTR points at the ULPDU_Length field (RFC 5044 4.3); when a
+     * marker position comes right before that field, the marker there
+     * is the FPDU's leading one and the FPDU starts with it. */
+    unsigned lead = ptr != 0 && ((ptr + MPA_MARKER_LEN) & (MPA_MARKER_INTERVAL - 1)) == 0 ? MPA_MARKER_LEN : 0;
+    if (ptr + lead + MPA_MARKER_LEN > h->n)
         return 0; /* that FPDU began before the hunt: wait for the next one */
-    *start = m - ptr;
+    *start = m - ptr - lead;
     return 1;
 }
 

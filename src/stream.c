@@ -1308,8 +1308,9 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
         }
         if (rx->mk.len_disagree)
             finding(s, dir, moff, MPA_F_MRK_LEN_AGREE,
-                    "FPDUPTR %u points %u octets back, but the lengths put the FPDU start %u octets back",
-                    rx->mk.fpduptr, rx->mk.fpduptr & ~3u, (unsigned)(rx->mk.pos - rx->mk.fpdu_start));
+                    "FPDUPTR %u, but the lengths put the FPDU's ULPDU_Length field %u octets back",
+                    rx->mk.fpduptr,
+                    (unsigned)(rx->mk.pos - rx->mk.fpdu_start - (rx->leading_marker ? MPA_MARKER_LEN : 0u)));
         if (rx->mk.same_bad)
             finding(s, dir, moff, MPA_F_MRK_SAME_FPDU,
                     "marker points to offset %llu, an earlier marker of the same FPDU to another start",

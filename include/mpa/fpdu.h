@@ -19,9 +19,11 @@
  *
  * Markers are counted from the first octet of FPDU mode in each
  * direction.  FPDUPTR is the distance back from the marker's first octet
- * to the start of the FPDU it sits in; a marker that falls exactly
- * between two FPDUs has FPDUPTR 0 and belongs to the next FPDU (it is its
- * first octets and is covered by its CRC).  Every FPDU is a multiple of
+ * to the ULPDU_Length field of the FPDU it sits in (RFC 5044 4.3); a
+ * marker that falls exactly between two FPDUs has FPDUPTR 0 and belongs
+ * to the next FPDU (it is its first octets, before its ULPDU_Length, and
+ * is covered by its CRC), so in an FPDU that starts with a marker the
+ * later markers point 4 octets past the FPDU's first octet.  Every FPDU is a multiple of
  * four octets, markers included.
  *
  * Positions are TCP sequence numbers: all arithmetic is modulo 2^32, so
