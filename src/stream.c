@@ -106,6 +106,8 @@ typedef struct dirst {
     uint8_t doubt_mk;     /* a marker of the FPDU being read disagreed */
     uint8_t mk_said;      /* markers were found wrong where the lengths held:
                              said once, not again for every marker */
+    uint8_t fpdu_seen;    /* the receive machine completed an FPDU (judged,
+                             unjudged or skipped with the framing lost) */
     uint8_t unjudged;     /* FPDUs of this direction went unjudged or were
                              skipped (framing in doubt or lost): what it
                              sent is not fully known */
@@ -957,6 +959,12 @@ static void term_ctx(const S *s, int dir, uint64_t index, mpa_term_ctx *x)
      * header before its last octet. */
     x->peer_fpdus = s->d[!dir].nfpdu > 0 || s->d[!dir].rx.started;
     x->peer_unknown = (uint8_t)peer_unknown(s, dir);
+    if (s->midstream || s->startup_lost) {
+        /* The startup frames are not in the capture: whether it was an
+         * enhanced peer-to-peer startup is unknown, so it is assumed. */
+        x->enhanced = 1;
+        x->request_a = 1;
+    }
 }
 
 static void record_sent(S *s, int dir, const mpa_ddp_hdr *h)
@@ -1027,6 +1035,23 @@ static void check_terminate(S *s, int dir, uint64_t off, mpa_ev_fpdu *e)
     mpa_term_verdict v = mpa_term_judge(&sent, &x, e->ulpdu, e->ulpdu_avail, e->ulpdu_len);
     int swapped = v != MPA_TERM_PLAUSIBLE && !mpa_term_ctl_same(&sent, &lebf) &&
                   mpa_term_judge(&lebf, &x, e->ulpdu, e->ulpdu_avail, e->ulpdu_len) == MPA_TERM_PLAUSIBLE;
+    if (swapped && x.peer_unknown) {
+        /* The capture lost what tells the readings apart: siw's reading
+         * is taken only if it holds even had the peer sent no FPDU. */
+        const dirst *p = &s->d[!dir];
+        mpa_term_ctx strict = x;
+        strict.peer_unknown = 0;
+        /* An FPDU of the peer's was read, even one left unjudged. */
+        strict.peer_fpdus = (uint8_t)(x.peer_fpdus || p->fpdu_seen);
+        if (mpa_term_judge(&lebf, &strict, e->ulpdu, e->ulpdu_avail, e->ulpdu_len) != MPA_TERM_PLAUSIBLE) {
+            /* Neither reading can be proved: the TERMINATE is shown as
+             * sent and not judged (no finding either way). */
+            e->term_quirk = MPA_TERM_AS_SENT;
+            e->term_read = sent;
+            (void)evidence_lost(s, dir, off, MPA_F_QRK_TRM_NIBBLES, !dir, UINT64_MAX);
+            return;
+        }
+    }
     int zero = !swapped && !sent.layer && !sent.etype && !sent.code && !sent.m && !sent.d && !sent.r && !sent.rsvd;
     e->term_quirk = swapped ? MPA_TERM_LE_BITFIELD : zero ? MPA_TERM_ALL_ZERO : MPA_TERM_AS_SENT;
     e->term_read = swapped ? lebf : sent;
@@ -1502,6 +1527,7 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     uint64_t foff = d->off - (uint32_t)(rx->pos - rx->f.start);
     uint64_t index = d->nfpdu++;
     int crc_ok = rx->f.crc_wire == rx->f.crc_calc;
+    d->fpdu_seen = 1;
 
     if (d->probe == PROBE_REJECT) {
         /* After a reject, only a CRC-valid FPDU counts as an FPDU. */
