@@ -273,7 +273,7 @@ install-data:
 	    $(INSTALL) -m 0644 conformance/suites/$$d/*.json $(DESTDIR)$(SUITEDIR)/$$d/ || exit 1; \
 	done
 	$(INSTALL) -m 0644 $(INST_SCENARIOS) $(DESTDIR)$(TOOLKITDIR)/scenarios/
-	$(INSTALL) -m 0644 docs/requirements.md captures/interop-demo.pcapng $(DESTDIR)$(TOOLKITDIR)/
+	$(INSTALL) -m 0644 docs/requirements.md docs/quirks.md captures/interop-demo.pcapng $(DESTDIR)$(TOOLKITDIR)/
 
 install-man:
 	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5

@@ -43,7 +43,7 @@ want "$P/share/man/man5/mpa-scenario.5"
 want "$P/share/man/man5/mpa-suite.5"
 for f in libmpa.so.$version libmpa.so.0 libmpa.so libmpa.a pkgconfig/libmpa.pc; do want "$L/$f"; done
 for h in include/mpa/*.h include/mpa/*.def; do want "$P/include/mpa/$(basename "$h")"; done
-for f in requirements.md interop-demo.pcapng; do want "$P/share/mpa-toolkit/$f"; done
+for f in requirements.md quirks.md interop-demo.pcapng; do want "$P/share/mpa-toolkit/$f"; done
 n=$(find "$P/share/mpa-toolkit/suites" -name '*.json' | wc -l)
 m=$(ls conformance/suites/*/*.json | wc -l)
 [ "$n" = "$m" ] && ok || ko "$n suite files installed, $m in the tree"
