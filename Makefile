@@ -292,7 +292,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/mpa/,$(notdir $(INST_HEADERS)))
 	rm -f $(addprefix $(DESTDIR)$(SUITEDIR)/,$(patsubst conformance/suites/%,%,$(INST_SUITES)))
 	rm -f $(addprefix $(DESTDIR)$(TOOLKITDIR)/scenarios/,$(notdir $(INST_SCENARIOS)))
-	rm -f $(DESTDIR)$(TOOLKITDIR)/requirements.md $(DESTDIR)$(TOOLKITDIR)/interop-demo.pcapng
+	rm -f $(DESTDIR)$(TOOLKITDIR)/requirements.md $(DESTDIR)$(TOOLKITDIR)/quirks.md $(DESTDIR)$(TOOLKITDIR)/interop-demo.pcapng
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
