@@ -951,7 +951,10 @@ static void term_ctx(const S *s, int dir, uint64_t index, mpa_term_ctx *x)
 {
     const dirst *d = &s->d[dir];
     memset(x, 0, sizeof *x);
-    x->enhanced = s->enh;
+    const mpa_frame *q = s->init_dir >= 0 ? frame_of(s, s->init_dir) : NULL;
+    const mpa_frame *r = s->init_dir >= 0 ? frame_of(s, !s->init_dir) : NULL;
+    x->enhanced = (uint8_t)(s->enh || (q && q->s));
+    x->rev2 = (uint8_t)(q && r && q->rev >= 2 && r->rev >= 2);
     x->request_a = s->init_dir >= 0 && s->d[s->init_dir].fr.has_enh && s->d[s->init_dir].fr.enh.a;
     x->initiator = dir == s->init_dir;
     x->first = index == 0 || s->midstream || d->st.gap_octets;

@@ -78,9 +78,14 @@ mpa_term_verdict mpa_term_judge(const mpa_term_ctl *c, const mpa_term_ctx *x, co
             return MPA_TERM_LAYOUT;
     }
     if (c->layer == MPA_TERM_LAYER_LLP && c->etype == 0 && c->code >= 5 && c->code <= 7) {
-        /* RFC 6581 8: codes of the enhanced startup's negotiation; code 7
-         * is the Initiator's answer when no RTR type fits (9.2). */
-        if (!x->enhanced || !x->first || (c->code == 7 && (!x->initiator || !x->request_a)))
+        /* RFC 6581 8, 9.2: codes of enhanced connection establishment.
+         * Code 5 (a local error with no code of its own) needs peers that
+         * know RFC 6581 (Rev 2, or an enhanced startup asked for), at any
+         * time; 6 (IRD/ORD) and 7 (no matching RTR: the Initiator's
+         * answer, or a Responder's to an RTR it did not offer) are the
+         * sender's first FPDU after a Request that asked for them. */
+        if (c->code == 5 ? !(x->enhanced || x->rev2)
+                         : !x->enhanced || !x->first || (c->code == 7 && !x->request_a))
             return MPA_TERM_LLP_STARTUP;
     }
     if (mpa_term_about_peer(c) && !x->peer_fpdus && !x->peer_unknown)

@@ -245,6 +245,8 @@ static cJSON *conn_json(const report *r, const audit_conn *c, int with_findings)
         jnum(x, "holes", (double)d->holes);
         jnum(x, "hole_octets", (double)d->hole_octets);
         jnum(x, "resyncs", (double)d->st.resyncs);
+        jnum(x, "fpdus_over_mulpdu", (double)d->st.mulpdu_over);
+        jnum(x, "largest_over_mulpdu", (double)d->st.mulpdu_largest);
         jnum(x, "retransmitted_octets", (double)d->retrans_octets);
         jnum(x, "overlap_conflicts", (double)d->conflicts);
         jnum(x, "out_of_window_segments", (double)d->out_of_window);

@@ -227,6 +227,15 @@ void queue_term(conn *c, unsigned code)
     ddp_untagged(&d, MPA_RDMAP_TERMINATE, MPA_QN_TERMINATE, c->msn[2]++, 0, 1);
     d.u.term.layer = MPA_TERM_LAYER_LLP;
     d.u.term.etype = 0; /* MPA */
+    /* Codes 5-7 are RFC 6581's (section 8): a peer that knows only
+     * RFC 5044 is told of a local error the RFC 5040 7 way, as an RDMAP
+     * Remote Operation Error localized to the stream. */
+    int rfc6581 = c->sent_s || (c->rev_tx >= 2 && c->peer_frame_seen && c->pf.rev >= 2);
+    if (code >= 5 && !rfc6581) {
+        d.u.term.layer = MPA_TERM_LAYER_RDMAP;
+        d.u.term.etype = 2;
+        code = 0x07;
+    }
     d.u.term.code = (uint8_t)code;
     queue_fpdu(c, &d, NULL, 0);
     c->term_sent = (uint8_t)code;
@@ -244,6 +253,10 @@ void queue_rtr(conn *c, unsigned kind)
         break;
     default: /* MPA_RTR_READ: a zero-length RDMA Read Request */
         ddp_untagged(&d, MPA_RDMAP_READ_REQUEST, MPA_QN_READ_REQUEST, c->msn[1]++, 0, 1);
+        /* STags 1, not 0: some hardware fails any tagged message with
+         * STag 0, this one's Read Response too (MPA-QRK-RTR-STAG0). */
+        d.u.rreq.sink_stag = 1;
+        d.u.rreq.src_stag = 1;
         c->reads_left++;
         break;
     }

@@ -322,7 +322,7 @@ fcase no-rtr-option-i     no-rtr-option       initiator  "--enhanced"           
 fcase no-rtr-option-r     no-rtr-option       responder  "--enhanced --fault no-rtr-option"  "--p2p --send 1"                                   initiator:7  '*' 1 '*' terminated
 fcase wrong-rtr-type      wrong-rtr-type      initiator  "--enhanced --rtr send"             "--p2p --send 1 --fault wrong-rtr-type"            responder:7  1 '*' terminated '*'
 fcase fpdu-before-rtr     fpdu-before-rtr     initiator  "--enhanced"                        "--p2p --send 1 --fault fpdu-before-rtr"           responder:5  1 '*' terminated '*'
-fcase responder-fpdu-first responder-fpdu-first responder "--fault responder-fpdu-first"     "--send 1"                                         initiator:5  '*' 1 '*' terminated
+fcase responder-fpdu-first responder-fpdu-first responder "--fault responder-fpdu-first"     "--send 1"                                         initiator:7  '*' 1 '*' terminated
 fcase bad-crc-i           bad-crc             initiator  ""                                  "--send 1 --fault bad-crc"                         responder:2  1 '*' terminated '*'
 fcase bad-crc-r           bad-crc             responder  "--fault bad-crc"                   "--send 1"                                         initiator:2  '*' 1 '*' terminated
 fcase bad-marker-i        bad-marker          initiator  "--markers 1"                       "--send 2 --size 1000 --fault bad-marker"          responder:3  1 '*' terminated '*'

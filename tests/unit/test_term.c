@@ -96,8 +96,10 @@ static void test_siw_invalid_qn_with_header(void)
     T_EQ(mpa_term_ctl_len(&l, u, 24), 0);
 }
 
-/* RFC 6581 8, 9.2: code 7 comes from an Initiator that asked for
- * peer-to-peer, as its first FPDU. */
+/* RFC 6581 8, 9.2: code 7 is a first FPDU after a Request that asked
+ * for peer-to-peer (the Initiator's answer to the Reply, or a
+ * Responder's to an RTR it did not offer); code 5 needs peers that know
+ * RFC 6581, at any time. */
 static void test_rfc6581_9_2_code7_context(void)
 {
     mpa_term_ctl c;
@@ -110,12 +112,21 @@ static void test_rfc6581_9_2_code7_context(void)
     T_EQ(mpa_term_judge(&c, &x, NULL, 0, 0), MPA_TERM_LLP_STARTUP);
     x = ctx(1, 0);
     x.initiator = 0;
-    T_EQ(mpa_term_judge(&c, &x, NULL, 0, 0), MPA_TERM_LLP_STARTUP);
+    T_EQ(mpa_term_judge(&c, &x, NULL, 0, 0), MPA_TERM_PLAUSIBLE);
     x = ctx(1, 0);
     x.request_a = 0;
     T_EQ(mpa_term_judge(&c, &x, NULL, 0, 0), MPA_TERM_LLP_STARTUP);
     c.code = 6; /* either side, A or not */
     x.initiator = 0;
+    T_EQ(mpa_term_judge(&c, &x, NULL, 0, 0), MPA_TERM_PLAUSIBLE);
+    c.code = 5; /* local catastrophic: any time between RFC 6581 peers */
+    x = ctx(0, 0);
+    x.first = 0;
+    T_EQ(mpa_term_judge(&c, &x, NULL, 0, 0), MPA_TERM_LLP_STARTUP);
+    x.rev2 = 1;
+    T_EQ(mpa_term_judge(&c, &x, NULL, 0, 0), MPA_TERM_PLAUSIBLE);
+    x = ctx(1, 0);
+    x.first = 0;
     T_EQ(mpa_term_judge(&c, &x, NULL, 0, 0), MPA_TERM_PLAUSIBLE);
     c.code = 1; /* TCP closed: any time */
     x = ctx(0, 0);
