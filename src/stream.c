@@ -161,7 +161,9 @@ struct mpa_stream {
     uint8_t enh;            /* both frames enhanced with the field */
     uint8_t rtr_expected, rtr_checked, rtr_late;
     uint8_t resp_wait_done, resp_fpdu_done;
-    uint8_t crc_default_due; /* C=0 both ways: said at the first FPDU */
+    uint8_t crc_default_due; /* C=0 both ways: said at the first FPDU, */
+    uint8_t crc_default_dir; /* of the Reply that settled it */
+    uint64_t crc_default_off;
     uint8_t finished;       /* mpa_stream_finish was called */
     uint8_t startup_lost;   /* a startup frame fell in a capture hole */
     uint8_t midstream;      /* the capture began after the startup */
@@ -675,6 +677,8 @@ static void negotiate(S *s)
 
     /* CRCs off matter only to FPDUs: judged at the first one sent. */
     s->crc_default_due = !q->c && !p->c && !p->r;
+    s->crc_default_dir = (uint8_t)r;
+    s->crc_default_off = roff + 16;
 
     if (q->s && !p->s) {
         if (p->rev >= 2)
@@ -1563,7 +1567,11 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
 
     if (s->crc_default_due) {
         s->crc_default_due = 0;
-        finding(s, dir, foff, MPA_F_CRC_DEFAULT, "FPDU without CRC: C=0 in both Request and Reply");
+        /* Placed on the Reply, which settled it: neither end's FPDUs
+         * can do otherwise once both frames said C=0. */
+        finding(s, s->crc_default_dir, s->crc_default_off, MPA_F_CRC_DEFAULT,
+                "C=0 in both Request and Reply: CRCs are off for this connection (first FPDU at %s offset %llu)",
+                dir == s->init_dir ? "Initiator" : "Responder", (unsigned long long)foff);
     }
 
     mpa_event ev;

@@ -198,7 +198,12 @@ static void test_startup_events(void)
             "after-reject-fpdu: FPDU mode not where the FPDU proved it\n%s", l.s);
     cs_log_free(&l);
     l = slug_log("crc-default");
-    T_CHECK(strstr(l.s, "d0 @20 FINDING MPA-CRC-DEFAULT") != NULL, "crc-default: not at the FPDU\n%s", l.s);
+    /* Judged once an FPDU comes, placed on the Reply that settled it (a
+     * conformance test of an Initiator must not blame the device for the
+     * C=0 of the tester's Reply). */
+    T_CHECK(strstr(l.s, "d1 @16 FINDING MPA-CRC-DEFAULT") != NULL &&
+                strstr(l.s, "first FPDU at Initiator offset 20") != NULL,
+            "crc-default: not on the Reply once the FPDU came\n%s", l.s);
     cs_log_free(&l);
 }
 
