@@ -1559,6 +1559,9 @@ static const struct {
 } cs_truth[] = {
     {"cap-hole", {9, 9}},      /* 10 each way, one lost each way */
     {"cap-midstream", {10, 10}}, /* 12 each way, the first 2 not captured */
+    /* 15 from d0, the one with the wrong length included; d1 sends none */
+    {"fpd-framing-lost", {15, 0}},
+    {"fpd-framing-lost-mrk", {15, 0}},
     {"qrk-mrk-order", {22, 22}},
     {"qrk-mrk-drift", {22, 22}},
     {"qrk-mrk-2008", {22, 22}},

@@ -51,7 +51,7 @@ void hunt_learn(hunt *h, uint8_t markers, uint8_t crc)
  * with (RFC 5041 4.1, RFC 5040 4.1-4.2, RFC 7306): DV 1, RV 1, reserved
  * bits zero, a defined opcode with its T bit, and room for its header.
  * b: ULPDU_Length (2 octets), DDP control, RDMAP control. */
-static int hunt_plausible(const uint8_t *b)
+int hunt_plausible(const uint8_t *b)
 {
     unsigned len = (unsigned)b[0] << 8 | b[1], c0 = b[2], c1 = b[3], op = c1 & 0xFu;
     if ((c0 & 0x3Fu) != 0x01u || (c1 & 0xF0u) != 0x40u || op > MPA_RDMAP_ATOMIC_RESPONSE)

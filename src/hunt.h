@@ -83,6 +83,12 @@ typedef struct hunt_found {
     uint32_t ring_n;    /* octets the ring held, up to the proof */
 } hunt_found;
 
+/* b: ULPDU_Length (2 octets), DDP control, RDMAP control.  1 when they
+ * start a well-formed iWARP FPDU (RFC 5041 4.1, RFC 5040 4.1-4.2,
+ * RFC 7306): DV 1, RV 1, reserved bits zero, a defined opcode with its
+ * T bit, and a length with room for its header. */
+int hunt_plausible(const uint8_t *b);
+
 /* Begin hunting with what is known of the sender (mpa_tri markers, crc);
  * mbase (when known) fixes the marker phase, or with markers off the
  * FPDU starts modulo 4. */

@@ -121,6 +121,16 @@ typedef struct dirst {
     uint32_t dbuf_n;
     uint64_t dbuf_off;
     uint8_t dbuf[DOUBT_BUF];
+    /* The last octets read in FPDU mode or while hunting stay in the
+     * hunt's ring (h.ring, indexed by offset): hist_n of them, ending at
+     * hist_end.  A bad CRC searches the octets of its FPDU there for the
+     * FPDUs a ULPDU_Length corrupted upwards swallowed (inner_chain). */
+    uint64_t hist_end;
+    uint32_t hist_n;
+    uint64_t replay_to;   /* replaying up to here: markers shown already */
+    uint64_t doubt_fpdu;  /* start of the doubt's first bad FPDU (dbuf_on) */
+    uint64_t inner_from;  /* framing_doubt found FPDUs from here (3) */
+    uint64_t inner_due;   /* in doubt: look again when this octet is in */
     /* TCP segment starts not counted yet: they count once an FPDU is
      * judged (its framing held), and never when the framing is lost (no
      * alignment figure from misframed octets); the first misaligned one
@@ -1299,6 +1309,8 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
 {
     dirst *d = &s->d[dir];
     uint64_t moff = d->off - (uint32_t)(rx->pos - rx->mk.pos);
+    if (moff < d->replay_to)
+        return; /* counted and shown when first read (inner_replay) */
     d->st.markers++;
     if (d->probe)
         return;
@@ -1446,6 +1458,189 @@ static void seg_commit(S *s, int dir)
  */
 static size_t feed_dir(S *s, int dir, const uint8_t *p, size_t len);
 
+/* n octets at offset off went into the hunt's ring (FPDU mode: copied
+ * here; hunting: by hunt_feed).  A replay writes the same octets again;
+ * a hole breaks the run. */
+static void hist_note(dirst *d, uint64_t off, size_t n)
+{
+    if (off > d->hist_end || off < d->hist_end - d->hist_n) {
+        d->hist_end = off;
+        d->hist_n = 0;
+    }
+    if (off + n > d->hist_end) {
+        uint64_t add = off + n - d->hist_end;
+        d->hist_n = add >= HUNT_RING - d->hist_n ? HUNT_RING : d->hist_n + (uint32_t)add;
+        d->hist_end = off + n;
+    }
+}
+
+static void hist_put(dirst *d, uint64_t off, const uint8_t *p, size_t n)
+{
+    for (size_t k = n > HUNT_RING ? n - HUNT_RING : 0; k < n; k++)
+        d->h.ring[(off + k) & (HUNT_RING - 1)] = p[k];
+    hist_note(d, off, n);
+}
+
+/* Can FPDUs inside the bad FPDU at foff prove themselves: CRCs on, the
+ * marker form settled (mkmodel.h; a drifting grid places no FPDU start),
+ * and every octet since foff held in the ring. */
+static int inner_may(const dirst *d, const fpdu_rx *rx, uint64_t foff)
+{
+    uint64_t w = d->off - foff;
+    return d->crc && !rx->mk_nocrc && (!d->markers || d->mk.state == MK_DONE) && w <= HUNT_RING &&
+           d->hist_end == d->off && d->hist_n >= w;
+}
+
+/* Octets of the smallest FPDU: ULPDU_Length, an untagged DDP header
+ * (RFC 5041 4.1), CRC. */
+#define INNER_MIN (2u + MPA_DDP_UNTAGGED_HDR_LEN + 4u)
+
+/*
+ * A ULPDU_Length corrupted upwards (RFC 5044 4.1, 6): the FPDU read from
+ * foff by its length swallowed the FPDUs that followed its true end, and
+ * its CRC failed.  When the ring still holds all its octets, the
+ * earliest start inside them (on the FPDU grid: 4-octet steps) from
+ * which the lengths lead through at least one FPDU, every CRC valid
+ * (RFC 5044 4.4) and every marker agreeing (4.3), up to the octet just
+ * read, is where the FPDUs go on.  Returns that offset, or 0.  A
+ * drifting marker grid (mk_nocrc) or CRCs off prove nothing here.
+ */
+static uint64_t inner_chain(S *s, int dir, uint64_t foff, const fpdu_rx *rx)
+{
+    dirst *d = &s->d[dir];
+    uint64_t end = d->off;
+    uint32_t w = (uint32_t)(end - foff);
+    if (!inner_may(d, rx, foff))
+        return 0;
+    uint8_t buf[HUNT_RING];
+    for (uint32_t k = 0; k < w; k++)
+        buf[k] = d->h.ring[(foff + k) & (HUNT_RING - 1)];
+    for (uint32_t p = INNER_MIN; p + INNER_MIN <= w; p += 4) {
+        fpdu_rx t;
+        rx_init(&t, rx->markers, 1, rx->mbase, seq_of(s, dir, foff + p));
+        t.mk_order = rx->mk_order;
+        uint32_t at = p;
+        int nf = 0, ok = 1;
+        while (ok && at < w) {
+            int item;
+            /* Its length field first: an FPDU that cannot end in the
+             * octets held proves nothing. */
+            size_t step = nf == 0 && !t.started ? 8u : w - at;
+            at += (uint32_t)rx_run(&t, buf + at, step < w - at ? step : w - at, &item);
+            if (item == RX_FPDU) {
+                ok = t.f.crc_wire == t.f.crc_calc;
+                nf++;
+            } else if (nf == 0 && rx_need(&t) > w - at) {
+                ok = 0;
+            } else if (item == RX_MARKER)
+                ok = !(t.mk.res_bad || t.mk.ptr_bad || t.mk.len_disagree || t.mk.same_bad);
+        }
+        if (ok && nf)
+            return foff + p;
+    }
+    return 0;
+}
+
+/* inner_chain found FPDUs from `inner` after the bad FPDU at foff that
+ * ended at bad_end: the framing was lost there and is found again (one
+ * finding); octets after bad_end and before `inner` are skipped. */
+static void inner_found(S *s, int dir, uint64_t foff, uint64_t bad_end, uint64_t inner)
+{
+    dirst *d = &s->d[dir];
+    if (inner > bad_end) {
+        data_add(s, dir, bad_end, inner - bad_end, HUNT_WHY);
+        data_flush(s, dir);
+    }
+    if (!d->mk_unsure || !evidence_lost(s, dir, foff, MPA_F_FPD_FRAMING_LOST, dir, UINT64_MAX))
+        finding(s, dir, foff, MPA_F_FPD_FRAMING_LOST,
+                "lengths not confirmed from offset %llu: FPDUs with valid CRCs follow from offset %llu, inside "
+                "the octets a ULPDU_Length claimed; decoding resumes there",
+                (unsigned long long)foff, (unsigned long long)inner);
+    d->doubt = d->doubt_mk = d->strikes = d->dbuf_on = 0;
+    d->inner_due = 0;
+    d->st.resyncs++;
+    seg_drop(d); /* segment starts placed by the wrong length */
+}
+
+/*
+ * In doubt after the bad FPDU at foff, no FPDU inside it proved itself
+ * yet: the offset where the first FPDU of some start inside it would
+ * end, after the current octet (a start whose ULPDU_Length and DDP/RDMAP
+ * control octets are well-formed, hunt_plausible), or where the header
+ * of a start near the current octet is in.  0: none the ring can hold.
+ */
+static uint64_t inner_next(S *s, int dir, uint64_t foff, const fpdu_rx *rx)
+{
+    dirst *d = &s->d[dir];
+    uint64_t now = d->off, due = 0;
+    uint32_t w = (uint32_t)(now - foff);
+    if (!inner_may(d, rx, foff))
+        return 0;
+    for (uint32_t p = INNER_MIN; p < w; p += 4) {
+        uint8_t buf[12];
+        uint32_t n = w - p < sizeof buf ? w - p : (uint32_t)sizeof buf;
+        for (uint32_t k = 0; k < n; k++)
+            buf[k] = d->h.ring[(foff + p + k) & (HUNT_RING - 1)];
+        fpdu_rx t;
+        rx_init(&t, rx->markers, 1, rx->mbase, seq_of(s, dir, foff + p));
+        t.mk_order = rx->mk_order;
+        uint32_t at = 0;
+        int item = RX_NONE;
+        while (at < n && item != RX_FPDU)
+            at += (uint32_t)rx_run(&t, buf + at, n - at, &item);
+        uint64_t end;
+        if (!(t.phase == RX_CRC || (t.phase == RX_BODY && t.nprefix >= 2))) {
+            if (n == sizeof buf)
+                continue; /* no header in 12 octets: a marker-only start */
+            end = foff + p + sizeof buf; /* its header is not in yet */
+        } else {
+            uint8_t b[4] = {t.lenb[0], t.lenb[1], t.prefix[0], t.prefix[1]};
+            if (!hunt_plausible(b))
+                continue;
+            end = foff + p + at + rx_need(&t);
+        }
+        if (end > now && end - foff <= HUNT_RING && (!due || end < due))
+            due = end;
+    }
+    return due;
+}
+
+static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len);
+
+/* The FPDUs found by inner_chain from `from` are read again, and
+ * decoding goes on from there (the octets up to the current one are
+ * replayed; their markers were shown when first read). */
+static void inner_replay(S *s, int dir, uint64_t from)
+{
+    dirst *d = &s->d[dir];
+    uint64_t cur = d->off;
+    uint32_t n = (uint32_t)(cur - from);
+    uint8_t buf[HUNT_RING];
+    for (uint32_t k = 0; k < n; k++)
+        buf[k] = d->h.ring[(from + k) & (HUNT_RING - 1)];
+    fpdu_rx r = d->rx;
+    rx_init(&d->rx, r.markers, r.crc_on, r.mbase, seq_of(s, dir, from));
+    d->rx.mk_order = r.mk_order;
+    d->off = from;
+    d->replay_to = cur;
+    if (feed_fpdu_core(s, dir, buf, n) < n || d->off != cur)
+        d->off = cur; /* the chain read the same way: cannot happen */
+    d->replay_to = 0;
+}
+
+/* The first bad CRC of a doubt (RFC 5044 4.4, 7.1.1 C). */
+static void crc_finding(S *s, int dir, uint64_t foff, const fpdu_rx *rx)
+{
+    const mpa_frame *own = frame_of(s, dir), *peer = frame_of(s, !dir);
+    if (own && peer && !own->c && peer->c)
+        finding(s, dir, foff + rx->f.wire_len - 4, MPA_F_CRC_NEGOTIATE,
+                "CRC field 0x%08x, CRC32C 0x%08x: this side sent C=0 but the peer's C=1 turns CRCs on",
+                rx->f.crc_wire, rx->f.crc_calc);
+    else
+        finding(s, dir, foff + rx->f.wire_len - 4, MPA_F_CRC_VALID, "CRC field 0x%08x, CRC32C 0x%08x",
+                rx->f.crc_wire, rx->f.crc_calc);
+}
+
 static int framing_doubt(S *s, int dir, uint64_t foff, const fpdu_rx *rx, int bad)
 {
     dirst *d = &s->d[dir];
@@ -1466,25 +1661,29 @@ static int framing_doubt(S *s, int dir, uint64_t foff, const fpdu_rx *rx, int ba
         d->dbuf_full = 0;
         d->dbuf_n = 0;
         d->dbuf_off = d->off;
+        d->doubt_fpdu = foff;
+        d->inner_due = inner_next(s, dir, foff, rx);
     }
     if (!d->doubt) {
         d->doubt = 1;
         d->strikes = 1;
         d->doubt_off = foff;
-        const mpa_frame *own = frame_of(s, dir), *peer = frame_of(s, !dir);
-        if (own && peer && !own->c && peer->c)
-            finding(s, dir, foff + rx->f.wire_len - 4, MPA_F_CRC_NEGOTIATE,
-                    "CRC field 0x%08x, CRC32C 0x%08x: this side sent C=0 but the peer's C=1 turns CRCs on",
-                    rx->f.crc_wire, rx->f.crc_calc);
-        else
-            finding(s, dir, foff + rx->f.wire_len - 4, MPA_F_CRC_VALID, "CRC field 0x%08x, CRC32C 0x%08x",
-                    rx->f.crc_wire, rx->f.crc_calc);
+        crc_finding(s, dir, foff, rx);
         return 0; /* its DDP/RDMAP header is judged: the fault may be elsewhere */
     }
     /* While the shadow parse (the other marker setting) still reads its
      * first FPDU, it may yet explain the CRCs. */
     if (++d->strikes < 2 || d->sh_on)
         return 1;
+    /* A wrong length whose claimed end fell inside the FPDU after it:
+     * with the first bad FPDU and all since held, that FPDU is complete
+     * now (inner_chain). */
+    uint64_t inner = d->dbuf_on ? inner_chain(s, dir, d->doubt_fpdu, rx) : 0;
+    if (inner) {
+        inner_found(s, dir, d->doubt_fpdu, d->dbuf_off, inner);
+        d->inner_from = inner;
+        return 3;
+    }
     if (!d->mk_unsure || !evidence_lost(s, dir, d->doubt_off, MPA_F_FPD_FRAMING_LOST, dir, UINT64_MAX))
         finding(s, dir, d->doubt_off, MPA_F_FPD_FRAMING_LOST, "lengths not confirmed from offset %llu",
                 (unsigned long long)d->doubt_off);
@@ -1607,7 +1806,19 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     memset(&e->term_read, 0, sizeof e->term_read);
     if (e->crc == MPA_CRC_BAD)
         d->st.crc_bad++;
-    if (e->crc == MPA_CRC_BAD || d->doubt) {
+    /* A ULPDU_Length corrupted upwards (inner_chain): the bad FPDU is
+     * reported as its length reads (a receiver following RFC 5044 sees
+     * that CRC fail), the framing lost there and found again at its true
+     * end, where the FPDUs it swallowed are decoded; its header, which
+     * the FPDUs before it place, is judged. */
+    uint64_t inner = 0;
+    if (e->crc == MPA_CRC_BAD && !d->probe && !d->sh_on && (!d->doubt || (d->doubt_mk && !d->strikes)))
+        inner = inner_chain(s, dir, foff, rx);
+    if (inner) {
+        if (!d->doubt)
+            crc_finding(s, dir, foff, rx);
+        inner_found(s, dir, foff, d->off, inner);
+    } else if (e->crc == MPA_CRC_BAD || d->doubt) {
         int how = framing_doubt(s, dir, foff, rx, e->crc == MPA_CRC_BAD);
         if (how > 1) {
             /* Framing lost: these octets are skipped, not an FPDU. */
@@ -1615,6 +1826,8 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
             d->st.fpdus--;
             d->st.ulpdu_octets -= rx->f.ulpdu_len;
             d->nfpdu--;
+            if (how == 3)
+                inner_replay(s, dir, d->inner_from);
             return;
         }
         if (how) {
@@ -1643,6 +1856,8 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     emit(s, &ev);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE)
         d->terminated = 1;
+    if (inner)
+        inner_replay(s, dir, inner);
 }
 
 /* Before the first octet of an FPDU of dir. */
@@ -1737,6 +1952,22 @@ static void mk_flush(S *s, int dir)
     mk_replay(s, dir);
 }
 
+/* The octet inner_next named is in: FPDUs from a start inside the bad
+ * FPDU that all end in valid CRCs win (the FPDU being read from the
+ * bad FPDU's end is dropped, its octets read again); else look again
+ * later. */
+static void inner_due(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    uint64_t inner = inner_chain(s, dir, d->doubt_fpdu, &d->rx);
+    if (!inner) {
+        d->inner_due = inner_next(s, dir, d->doubt_fpdu, &d->rx);
+        return;
+    }
+    inner_found(s, dir, d->doubt_fpdu, d->dbuf_off, inner);
+    inner_replay(s, dir, inner);
+}
+
 static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
 {
     dirst *d = &s->d[dir];
@@ -1753,10 +1984,16 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
                 mk_replay(s, dir);
             continue;
         }
+        if (d->inner_due && !(d->doubt && d->dbuf_on && !d->replay_to))
+            d->inner_due = 0;
         if (!d->rx.started && d->rx.nmk == 0)
             fpdu_begins(s, dir);
         int item;
-        size_t n = rx_run(&d->rx, p + i, mk_limit(&d->mk, &d->rx, len - i), &item);
+        size_t lim = mk_limit(&d->mk, &d->rx, len - i);
+        if (d->inner_due && d->inner_due - d->off < lim)
+            lim = (size_t)(d->inner_due - d->off);
+        size_t n = rx_run(&d->rx, p + i, lim, &item);
+        hist_put(d, d->off, p + i, n);
         if (d->dbuf_on && !d->dbuf_full) {
             if (d->dbuf_n + n <= DOUBT_BUF) {
                 memcpy(d->dbuf + d->dbuf_n, p + i, n);
@@ -1792,6 +2029,13 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
             on_fpdu(s, dir, &d->rx);
             if (d->nfpdu == 1 && d->first_fpdu_ok)
                 d->sh_on = 0;
+        }
+        /* In doubt: an FPDU inside the bad one may end here (inner_next). */
+        if (d->inner_due && d->off >= d->inner_due && d->mode == MPA_MODE_FPDU) {
+            if (d->doubt && d->dbuf_on && !d->replay_to)
+                inner_due(s, dir);
+            else
+                d->inner_due = 0;
         }
     }
     return i;
@@ -2022,9 +2266,11 @@ static size_t feed_hunt(S *s, int dir, const uint8_t *p, size_t len)
     dirst *d = &s->d[dir];
     hunt_found hf;
     if (!hunt_feed(&d->h, s->cfg.isn[dir], d->off, p, len, &hf)) {
+        hist_note(d, d->off, len);
         d->off += len;
         return len;
     }
+    hist_note(d, d->off, hf.used);
     d->off += hf.used;
     hunt_resume(s, dir, &hf);
     return hf.used;

@@ -13,6 +13,7 @@
  * was lost, where decoding resumed.
  */
 #include "corpus.h"
+#include "hunt.h"
 #include "t.h"
 
 #define MAX_PER_FAULT 3
@@ -108,6 +109,73 @@ static void check_slug(const char *slug)
     cs_free(&s);
 }
 
+/*
+ * A ULPDU_Length corrupted upwards (RFC 5044 4.1, 6): the receiver takes
+ * the FPDUs after the true end as payload, and the CRC it then reads
+ * fails.  Every FPDU stays decoded (the corrupted one as its length
+ * reads, the ones it swallowed found again from its true end) with at
+ * most MAX_PER_FAULT findings more, as long as the FPDUs up to the one
+ * the claimed end falls in fit what the engine holds (HUNT_RING octets
+ * from the corrupted FPDU's start): the claimed end falls past whole
+ * FPDUs, or inside the FPDU after them.
+ */
+static void check_len_up(const char *slug)
+{
+    cs_scen s;
+    cs_init(&s);
+    if (strcmp(slug, "markers-both") == 0)
+        traffic(&s, 1, 1);
+    else if (strcmp(slug, "markers-none") == 0)
+        traffic(&s, 0, 0);
+    else
+        T_CHECK(cs_case_build(slug, &s) == 0, "no case %s", slug);
+    cs_split whole = {0, 0, 0};
+    cs_log ref = cs_run(&s, whole);
+    static const unsigned up[] = {64, 200, 512, 900};
+    unsigned tried = 0;
+    uint64_t off[2] = {0, 0};
+    for (size_t c = 0; c < s.nch; c++) {
+        const cs_chunk *ch = &s.ch[c];
+        if (ch->kind != CS_DATA)
+            continue;
+        uint64_t here = off[ch->dir];
+        off[ch->dir] += ch->len;
+        if (here < s.mode_off[ch->dir] + 1 || c + 4 > s.nch)
+            continue;
+        size_t at = fault_at(&s, c, here, F_LEN);
+        unsigned len = (unsigned)s.buf[at] << 8 | s.buf[at + 1];
+        for (size_t k = 0; k < sizeof up / sizeof up[0]; k++) {
+            /* The FPDU of this direction that the claimed end falls in or
+             * before must end within what the engine holds from the
+             * corrupted FPDU's start (HUNT_RING octets). */
+            uint64_t claim = here + ch->len + up[k] + 8, end = here + ch->len;
+            size_t j = c + 1;
+            for (; j < s.nch && end < claim; j++)
+                if (s.ch[j].kind == CS_DATA && s.ch[j].dir == ch->dir)
+                    end += s.ch[j].len;
+            if (end < claim || end - here > HUNT_RING)
+                continue;
+            uint8_t keep[2] = {s.buf[at], s.buf[at + 1]};
+            s.buf[at] = (uint8_t)((len + up[k]) >> 8);
+            s.buf[at + 1] = (uint8_t)(len + up[k]);
+            cs_log l = cs_run(&s, whole);
+            s.buf[at] = keep[0];
+            s.buf[at + 1] = keep[1];
+            unsigned more = l.nfind > ref.nfind ? l.nfind - ref.nfind : 0;
+            tried++;
+            T_CHECK(more <= MAX_PER_FAULT, "%s: ULPDU_Length of chunk %zu +%u: %u findings more than intact\n%s",
+                    slug, c, up[k], more, l.s);
+            for (int d = 0; d < 2; d++)
+                T_CHECK(l.fpdus[d] == ref.fpdus[d], "%s: ULPDU_Length of chunk %zu +%u: d%d decoded %u FPDUs, intact %u\n%s",
+                        slug, c, up[k], d, l.fpdus[d], ref.fpdus[d], l.s);
+            cs_log_free(&l);
+        }
+    }
+    T_CHECK(tried > 10, "%s: only %u lengths tried", slug, tried);
+    cs_log_free(&ref);
+    cs_free(&s);
+}
+
 int main(void)
 {
     t_name = "cascade";
@@ -115,5 +183,7 @@ int main(void)
                                          "qrk-mrk-2008"};
     for (size_t i = 0; i < sizeof slugs / sizeof slugs[0]; i++)
         check_slug(slugs[i]);
+    check_len_up("markers-none");
+    check_len_up("markers-both");
     return t_done();
 }
