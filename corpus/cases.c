@@ -1321,8 +1321,9 @@ static void case_cap_midstream(cs_scen *s)
 /* ---- no cascades ------------------------------------------------------ */
 
 /* One ULPDU_Length 512 too long in the middle of plain traffic: the CRC
- * it reaches is wrong, so is the next; the framing is lost once, and a
- * valid CRC finds it again (RFC 5044 4.4, 6, 8). */
+ * it reaches is wrong; the framing is lost once, and the valid CRCs of
+ * the five FPDUs it swallowed find it again at its true end (RFC 5044
+ * 4.4, 6, 8): all 15 FPDUs are decoded. */
 static void case_fpd_framing_lost(cs_scen *s)
 {
     cs_start_plain(s, 0, 0);
@@ -1336,7 +1337,8 @@ static void case_fpd_framing_lost(cs_scen *s)
     cs_close_both(s);
 }
 
-/* The same with markers: a marker disagrees with the lengths first. */
+/* The same with markers: a marker disagrees with the lengths first (its
+ * findings stand), then the CRC fails and the swallowed FPDUs are found. */
 static void case_fpd_framing_lost_mrk(cs_scen *s)
 {
     cs_start_plain(s, 1, 1);

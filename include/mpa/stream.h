@@ -189,7 +189,8 @@ typedef struct mpa_dir_stats {
     uint64_t segments_aligned; /* of those, starting on an FPDU */
     uint64_t not_mpa_octets;   /* reported in MPA_EV_DATA */
     uint64_t gap_octets;       /* missing from the capture (mpa_stream_gap) */
-    uint64_t resyncs;          /* times decoding locked on again after hunting */
+    uint64_t resyncs;          /* times decoding locked on again after hunting, or
+                                  inside an FPDU whose length proved wrong */
     uint64_t mulpdu_over;      /* FPDUs with ULPDU_Length over MULPDU (one finding names them) */
     uint32_t mulpdu_largest;   /* the largest such ULPDU_Length */
 } mpa_dir_stats;
