@@ -1605,8 +1605,6 @@ static uint64_t inner_next(S *s, int dir, uint64_t foff, const fpdu_rx *rx)
     return due;
 }
 
-static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len);
-
 /* The FPDUs found by inner_chain from `from` are read again, and
  * decoding goes on from there (the octets up to the current one are
  * replayed; their markers were shown when first read). */
@@ -1623,8 +1621,8 @@ static void inner_replay(S *s, int dir, uint64_t from)
     d->rx.mk_order = r.mk_order;
     d->off = from;
     d->replay_to = cur;
-    if (feed_fpdu_core(s, dir, buf, n) < n || d->off != cur)
-        d->off = cur; /* the chain read the same way: cannot happen */
+    if (feed_dir(s, dir, buf, n) < n || d->off != cur)
+        d->off = cur; /* every mode takes every octet: cannot happen */
     d->replay_to = 0;
 }
 
