@@ -1563,20 +1563,22 @@ static void inner_found(S *s, int dir, uint64_t foff, uint64_t bad_end, uint64_t
 }
 
 /*
- * In doubt after the bad FPDU at foff, no FPDU inside it proved itself
- * yet: the offset where the first FPDU of some start inside it would
- * end, after the current octet (a start whose ULPDU_Length and DDP/RDMAP
- * control octets are well-formed, hunt_plausible), or where the header
- * of a start near the current octet is in.  0: none the ring can hold.
+ * In doubt after the bad FPDU read from foff to bad_end, no FPDU inside
+ * it proved itself yet: the offset where the first FPDU of some start
+ * inside it would end, after the current octet (a start whose
+ * ULPDU_Length and DDP/RDMAP control octets are well-formed,
+ * hunt_plausible), or where the header of a start near bad_end is in.
+ * 0: none the ring can hold.  Only starts before bad_end are looked at,
+ * so this runs a few times per bad FPDU, not at every octet.
  */
-static uint64_t inner_next(S *s, int dir, uint64_t foff, const fpdu_rx *rx)
+static uint64_t inner_next(S *s, int dir, uint64_t foff, uint64_t bad_end, const fpdu_rx *rx)
 {
     dirst *d = &s->d[dir];
     uint64_t now = d->off, due = 0;
-    uint32_t w = (uint32_t)(now - foff);
+    uint32_t w = (uint32_t)(now - foff), upto = (uint32_t)(bad_end - foff);
     if (!inner_may(d, rx, foff))
         return 0;
-    for (uint32_t p = INNER_MIN; p < w; p += 4) {
+    for (uint32_t p = INNER_MIN; p < upto; p += 4) {
         uint8_t buf[12];
         uint32_t n = w - p < sizeof buf ? w - p : (uint32_t)sizeof buf;
         for (uint32_t k = 0; k < n; k++)
@@ -1660,7 +1662,7 @@ static int framing_doubt(S *s, int dir, uint64_t foff, const fpdu_rx *rx, int ba
         d->dbuf_n = 0;
         d->dbuf_off = d->off;
         d->doubt_fpdu = foff;
-        d->inner_due = inner_next(s, dir, foff, rx);
+        d->inner_due = inner_next(s, dir, foff, d->off, rx);
     }
     if (!d->doubt) {
         d->doubt = 1;
@@ -1959,7 +1961,7 @@ static void inner_due(S *s, int dir)
     dirst *d = &s->d[dir];
     uint64_t inner = inner_chain(s, dir, d->doubt_fpdu, &d->rx);
     if (!inner) {
-        d->inner_due = inner_next(s, dir, d->doubt_fpdu, &d->rx);
+        d->inner_due = inner_next(s, dir, d->doubt_fpdu, d->dbuf_off, &d->rx);
         return;
     }
     inner_found(s, dir, d->doubt_fpdu, d->dbuf_off, inner);
