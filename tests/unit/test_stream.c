@@ -207,6 +207,27 @@ static void test_startup_events(void)
     cs_log_free(&l);
 }
 
+/* A ULPDU_Length 512 too long (fpd-framing-lost): the bad FPDU is shown
+ * as its length reads, the framing is lost there once and found again
+ * at its true end, where the five FPDUs it swallowed are decoded and
+ * judged; nothing is skipped. */
+static void test_framing_events(void)
+{
+    cs_log l = slug_log("fpd-framing-lost");
+    T_CHECK(strstr(l.s, "d0 @756 FINDING MPA-FPD-FRAMING-LOST note: lengths not confirmed from offset 756: FPDUs "
+                        "with valid CRCs follow from offset 1080") &&
+                strstr(l.s, "d0 @756 FPDU #4 len 830 wire 836 crc bad") &&
+                strstr(l.s, "d0 @1080 FPDU #5 len 78 wire 84 crc good") && !strstr(l.s, "DATA") &&
+                !strstr(l.s, "MODE hunt") && l.count[MPA_F_CRC_VALID] == 1,
+            "fpd-framing-lost: the swallowed FPDUs are not found at the bad FPDU's true end\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("fpd-framing-lost-mrk");
+    T_CHECK(strstr(l.s, "d0 @764 FINDING MPA-FPD-FRAMING-LOST") && strstr(l.s, "d0 @1092 FPDU #5 len 78") &&
+                !strstr(l.s, "DATA") && l.count[MPA_F_FPD_FRAMING_LOST] == 1 && l.count[MPA_F_CRC_VALID] == 0,
+            "fpd-framing-lost-mrk: the swallowed FPDUs are not found at the bad FPDU's true end\n%s", l.s);
+    cs_log_free(&l);
+}
+
 int main(int argc, char **argv)
 {
     t_name = "stream";
@@ -235,5 +256,6 @@ int main(int argc, char **argv)
     test_bounded();
     test_enh_segments();
     test_startup_events();
+    test_framing_events();
     return t_done();
 }
