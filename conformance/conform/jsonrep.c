@@ -190,6 +190,7 @@ static void test_skipped(cJSON *o, const scenario *s, const char *skip_why)
         cJSON_AddItemToArray(st, j);
     }
     cJSON_AddArrayToObject(o, "findings");
+    cJSON_AddArrayToObject(o, "broken");
 }
 
 /* The step of s that was under way at t_ms (1-based; 0 before the first). */

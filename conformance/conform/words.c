@@ -160,6 +160,26 @@ static void expected_words(const char *what, char *out, size_t n)
     snprintf(out, n, "%s", w);
 }
 
+/* "ID: text; ID2: text2" (libmpa's findings as the runner lists them)
+ * into s as "text (ID); text2 (ID2)". */
+static void findings_words(sb *s, const char *f)
+{
+    while (*f) {
+        const char *colon = strstr(f, ": "), *semi;
+        if (!colon) {
+            sb_add(s, "%s", f);
+            return;
+        }
+        semi = strstr(colon, "; ");
+        size_t tl = semi ? (size_t)(semi - colon - 2) : strlen(colon + 2);
+        sb_add(s, "%.*s (%.*s)", (int)tl, colon + 2, (int)(colon - f), f);
+        if (!semi)
+            return;
+        sb_add(s, "; ");
+        f = semi + 2;
+    }
+}
+
 void words_step(const char *what, const char *detail, char *out, size_t n)
 {
     char exp[300], got[400];
@@ -167,22 +187,27 @@ void words_step(const char *what, const char *detail, char *out, size_t n)
     const char *d = detail ? detail : "";
     sb s = {.n = 0};
     s.b[0] = 0;
-    if (exp[0])
-        sb_add(&s, "expected %s; ", exp);
     if (!strncmp(d, "got ", 4) && strncmp(d, "got nothing", 11)) {
         const char *rest;
         words_obs(d + 4, &rest, got, sizeof got);
-        sb_add(&s, "the device sent %s", got);
         /* " after 0.1 ms: a is 0, expected 1" or ", but libmpa found ..." */
         const char *why = strstr(rest, " ms: ");
         const char *found = strstr(rest, ", but libmpa found ");
         if (!why)
             why = strstr(rest, "(already received): ");
-        if (why && (!found || why < found))
-            sb_add(&s, ": %s", strchr(why, ':') + 2);
-        if (found)
-            sb_add(&s, "; libmpa found %s", found + strlen(", but libmpa found "));
+        if (why && (!found || why < found)) {
+            const char *w = strchr(why, ':') + 2;
+            sb_add(&s, "%.*s; ", (int)(found ? (size_t)(found - w) : strlen(w)), w);
+        } else if (found) {
+            findings_words(&s, found + strlen(", but libmpa found "));
+            sb_add(&s, "; ");
+        } else if (exp[0]) {
+            sb_add(&s, "expected %s; ", exp);
+        }
+        sb_add(&s, "the device sent %s", got);
     } else {
+        if (exp[0])
+            sb_add(&s, "expected %s; ", exp);
         sb_add(&s, "%s", d);
     }
     snprintf(out, n, "%s", s.b);

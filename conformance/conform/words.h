@@ -22,8 +22,10 @@
  * what was read.  0, or -1 (then out holds the text as it was, cut). */
 int words_obs(const char *s, const char **rest, char *out, size_t n);
 
-/* The failing step (its "what" and "detail") as a sentence into out:
- * "expected a Reply; got a Reply (...): a is 0, expected 1". */
+/* The failing step (its "what" and "detail") as a sentence into out,
+ * what went wrong first: "a is 0, expected 1; the device sent a Reply
+ * (...)", "Reply A=1, Request A=0 (MPA-ENH-A-ECHO); the device sent a
+ * Reply (...)", "expected a Reply; got nothing within 2000 ms". */
 void words_step(const char *what, const char *detail, char *out, size_t n);
 
 /* The first device frame of key "request" or "reply" that the detail
