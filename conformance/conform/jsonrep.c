@@ -78,6 +78,7 @@ cJSON *jrep_begin(const play_cfg *pc, const player *P, const char *caps, const c
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "tool", "mpa-conform");
     cJSON_AddStringToObject(doc, "version", mpa_version());
+    cJSON_AddNumberToObject(doc, "schema_version", JREP_SCHEMA_VERSION);
     char when[32];
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t0));
     cJSON_AddStringToObject(doc, "started", when);
@@ -95,22 +96,35 @@ cJSON *jrep_begin(const play_cfg *pc, const player *P, const char *caps, const c
     return doc;
 }
 
-/* The SHA-256 of the files of the suite named suite in T, in T's order. */
+static int cmp_path(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The SHA-256 of the files of the suite named suite in T, in the order
+ * of their paths (bytes): what "cat $(ls FILES | LC_ALL=C sort) |
+ * sha256sum" says. */
 static void suite_hash(const conf_tests *T, const char *suite, char *hex)
 {
+    const char **paths = calloc(T->n ? T->n : 1, sizeof *paths);
+    size_t n = 0;
+    for (size_t j = 0; paths && j < T->n; j++)
+        if (!strcmp(T->v[j].suite, suite))
+            paths[n++] = T->v[j].s.file;
+    if (n)
+        qsort(paths, n, sizeof *paths, cmp_path);
     sha256 c;
     sha256_init(&c);
-    for (size_t j = 0; j < T->n; j++) {
-        if (strcmp(T->v[j].suite, suite))
-            continue;
-        FILE *f = fopen(T->v[j].s.file, "rb");
+    for (size_t j = 0; j < n; j++) {
+        FILE *f = fopen(paths[j], "rb");
         char buf[4096];
-        size_t n;
-        while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
-            sha256_add(&c, buf, n);
+        size_t k;
+        while (f && (k = fread(buf, 1, sizeof buf, f)) > 0)
+            sha256_add(&c, buf, k);
         if (f)
             fclose(f);
     }
+    free(paths);
     sha256_hex(&c, hex);
 }
 

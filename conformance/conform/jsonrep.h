@@ -20,6 +20,11 @@
 #include "tally.h"
 
 
+/* The shape of the document (docs/mpa-conform-json.md): 2 added the
+ * overview, coverage, broken, device identity and skip causes; reports
+ * without the key are shape 1. */
+#define JREP_SCHEMA_VERSION 2
+
 /* Adds requirement id to the array arr, once, with its level, clause
  * and text from libmpa's catalogue ("?" and "" when it has none). */
 void jrep_add_req(cJSON *arr, const char *id);
@@ -40,7 +45,7 @@ cJSON *jrep_begin(const play_cfg *pc, const player *P, const char *caps, const c
 
 /* A "suites" entry for the suite of T->v[i]: its name, directory, version
  * (the toolkit's: the suites ship with it), the SHA-256 of its files as
- * loaded (every test of the suite in T, in order) and how many of its
+ * loaded (every test of the suite in T, by path) and how many of its
  * tests are selected (from i on). */
 void jrep_add_suite(cJSON *doc, const conf_tests *T, size_t i);
 

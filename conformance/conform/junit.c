@@ -96,14 +96,19 @@ static void put_outcome(FILE *f, const cJSON *t)
     fputc('\n', f);
 }
 
-/* <property name="NAME" value="VALUE"/>, when value is not empty. */
-static void prop(FILE *f, const char *ind, const char *name, const char *value)
+/* <property name="NAME" value="VALUE"/>. */
+static void prop_always(FILE *f, const char *ind, const char *name, const char *value)
 {
-    if (!value || !*value)
-        return;
     fprintf(f, "%s<property name=\"%s\" value=\"", ind, name);
     xml_esc(f, value);
     fputs("\"/>\n", f);
+}
+
+/* The same, when value is not empty. */
+static void prop(FILE *f, const char *ind, const char *name, const char *value)
+{
+    if (value && *value)
+        prop_always(f, ind, name, value);
 }
 
 /* The ids of arr (objects with "id"), space-separated, into b. */
@@ -128,7 +133,7 @@ static void case_props(FILE *f, const cJSON *t)
 {
     char b[2000];
     fputs("      <properties>\n", f);
-    prop(f, "        ", "requirements", ids(jget(t, "requirements"), b, sizeof b));
+    prop_always(f, "        ", "requirements", ids(jget(t, "requirements"), b, sizeof b));
     static const char *const lv[] = {"MUST", "SHOULD"};
     for (int l = 0; l < 2; l++) {
         size_t k = 0;
