@@ -50,25 +50,20 @@ static int fyi_fail(const cJSON *t)
  * run shows broken (with what was seen), then those the test checks. */
 static void put_req_lines(FILE *f, const cJSON *t)
 {
-    const cJSON *x;
-    cJSON_ArrayForEach(x, jget(t, "broken"))
-    {
-        fputs("broken: ", f);
-        xml_esc(f, str(x, "id"));
-        fputs(" (", f);
-        xml_esc(f, str(x, "level"));
-        fputs("): ", f);
-        xml_esc(f, str(x, "evidence"));
-        fputc('\n', f);
-    }
-    cJSON_ArrayForEach(x, jget(t, "requirements"))
-    {
-        xml_esc(f, str(x, "id"));
-        fputs(" (", f);
-        xml_esc(f, str(x, "level"));
-        fputs("): ", f);
-        xml_esc(f, str(x, "text"));
-        fputc('\n', f);
+    static const char *const arr[] = {"broken", "requirements"}, *const pre[] = {"broken: ", ""},
+                             *const txt[] = {"evidence", "text"};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *x;
+        cJSON_ArrayForEach(x, jget(t, arr[k]))
+        {
+            fputs(pre[k], f);
+            xml_esc(f, str(x, "id"));
+            fputs(" (", f);
+            xml_esc(f, str(x, "level"));
+            fputs("): ", f);
+            xml_esc(f, str(x, txt[k]));
+            fputc('\n', f);
+        }
     }
 }
 

@@ -28,23 +28,25 @@ static void field(sb *s, const cJSON *o, const char *k, const char *name, const 
     sb_num(s, d);
 }
 
+/* A run of fields of o into s: keys k, names nm; sep before the first. */
+static void fields(sb *s, const cJSON *o, const char *const *k, const char *const *nm, unsigned n, const char *sep)
+{
+    for (unsigned i = 0; i < n; i++)
+        field(s, o, k[i], nm[i], i ? " " : sep);
+}
+
 static void frame_words(sb *s, const cJSON *o)
 {
+    static const char *const k1[] = {"m", "c", "r", "s", "res"}, *const n1[] = {"M=", "C=", "R=", "S=", "Res="};
+    static const char *const k2[] = {"a", "b", "c", "d"}, *const n2[] = {"A=", "B=", "C=", "D="};
     sb_add(s, "%s (", key_words(jget_str(o, "key")));
     field(s, o, "rev", "Rev ", ", ");
-    field(s, o, "m", "M=", ", ");
-    field(s, o, "c", "C=", " ");
-    field(s, o, "r", "R=", " ");
-    field(s, o, "s", "S=", " ");
-    field(s, o, "res", "Res=", " ");
+    fields(s, o, k1, n1, 5, ", ");
     const cJSON *e = jget(o, "enhanced");
     if (cJSON_IsObject(e)) {
         field(s, e, "ird", "IRD ", ", ");
         field(s, e, "ord", "ORD ", " ");
-        field(s, e, "a", "A=", ", ");
-        field(s, e, "b", "B=", " ");
-        field(s, e, "c", "C=", " ");
-        field(s, e, "d", "D=", " ");
+        fields(s, e, k2, n2, 4, ", ");
     }
     double pd;
     if (jget_num(o, "pd_length", &pd)) {
