@@ -252,14 +252,15 @@ static int finding_breaks(const run_finding *x)
 
 /* The requirements the run shows broken: every requirement a finding in
  * the device's octets names; and when the test failed on an expectation
- * that no such finding up to that step explains (what was expected did
- * not come), the step's own requirements, else the test's. */
+ * that no error-level finding up to that step explains (what was
+ * expected did not come), the step's own requirements, else the test's. */
 static void add_broken(cJSON *o, const scenario *s, const run_result *r, const char *step_words)
 {
     cJSON *b = cJSON_AddArrayToObject(o, "broken");
     int k = r->decided_at, explained = 0;
     for (unsigned i = 0; i < r->nfindings; i++)
-        explained |= finding_breaks(&r->findings[i]) && step_at(r, r->findings[i].t_ms) <= k + 1;
+        explained |= finding_breaks(&r->findings[i]) && r->findings[i].error &&
+                     step_at(r, r->findings[i].t_ms) <= k + 1;
     if (r->verdict == V_FAIL && !explained) {
         const sc_step *st = k >= 0 ? &s->steps[k] : NULL;
         unsigned n = st && st->nreq ? st->nreq : s->nreq;
