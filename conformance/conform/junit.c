@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jget.h"
+#include "words.h"
 
 static void xml_esc(FILE *f, const char *s)
 {
@@ -166,6 +167,16 @@ static void suite_props(FILE *f, const cJSON *doc, const cJSON *su)
         if (cJSON_IsString(x) && k < sizeof b - 20)
             k += (size_t)snprintf(b + k, sizeof b - k, "%s%s", k ? " " : "", x->valuestring);
     prop(f, "      ", "device.roles", b);
+    static const char *const role[] = {"responder", "initiator"};
+    for (int r = 0; r < 2; r++) {
+        const cJSON *an = jget(jget(dev, "announced"), role[r]);
+        char name[64], w[600];
+        if (!jget(an, "frame"))
+            continue;
+        words_frame_text(jget(an, "frame"), w, sizeof w);
+        snprintf(name, sizeof name, "device.announced.%s", role[r]);
+        prop(f, "      ", name, w);
+    }
     prop(f, "      ", "suite.name", str(su, "name"));
     prop(f, "      ", "suite.version", str(su, "version"));
     prop(f, "      ", "suite.sha256", str(su, "sha256"));

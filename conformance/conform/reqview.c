@@ -9,6 +9,7 @@
 #include "sb.h"
 #include "tables.h"
 #include "verdict.h"
+#include "words.h"
 
 /* The ids of a string array as a list of links to their coverage rows. */
 static void id_links(FILE *o, const cJSON *arr, const char *none)
@@ -30,39 +31,12 @@ static void id_links(FILE *o, const cJSON *arr, const char *none)
         html_esc(o, none);
 }
 
-/* The device's frame as it announced itself: Rev, M, C, private data,
- * the enhanced parameters. */
+/* The device's frame as it announced itself, and the test it came from. */
 static void put_frame(FILE *o, const cJSON *an)
 {
-    const cJSON *fr = jget(an, "frame"), *e = jget(fr, "enhanced");
-    sb s = {.n = 0};
-    s.b[0] = 0;
-    static const char *const f1[] = {"rev", "m", "c", "r", "s"}, *const n1[] = {"Rev ", "M=", "C=", "R=", "S="};
-    for (int i = 0; i < 5; i++) {
-        double d;
-        if (jget_num(fr, f1[i], &d)) {
-            sb_add(&s, "%s%s", s.n ? ", " : "", n1[i]);
-            sb_num(&s, d);
-        }
-    }
-    double d;
-    if (jget_num(fr, "pd_length", &d)) {
-        sb_add(&s, ", private data ");
-        sb_num(&s, d);
-        sb_add(&s, " octets");
-    }
-    static const char *const f2[] = {"ird", "ord", "a", "b", "c", "d"}, *const n2[] = {"IRD ", "ORD ", "A=", "B=", "C=", "D="};
-    if (cJSON_IsObject(e)) {
-        sb_add(&s, ", enhanced (RFC 6581):");
-        for (int i = 0; i < 6; i++)
-            if (jget_num(e, f2[i], &d)) {
-                sb_add(&s, " %s", n2[i]);
-                sb_num(&s, d);
-            }
-    } else {
-        sb_add(&s, ", not enhanced");
-    }
-    html_esc(o, s.b);
+    char w[600];
+    words_frame_text(jget(an, "frame"), w, sizeof w);
+    html_esc(o, w);
     fputs(" <span class=\"mute\">(in test <code>", o);
     tables_text(o, an, "test", "?");
     fputs("</code>)</span>", o);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jget.h"
+#include "words.h"
 
 void term_head(FILE *f, const cJSON *doc)
 {
@@ -85,7 +86,16 @@ void term_summary(FILE *f, const cJSON *doc, const conf_tally *c, double total_m
             : m[TALLY_ERROR]                 ? ""
             : m[TALLY_TOTAL] - m[TALLY_SKIP] ? " - conformant on what ran"
                                              : "");
-    const cJSON *x;
+    const cJSON *x, *dev = jget(doc, "device");
+    static const char *const role[] = {"responder", "initiator"}, *const what[] = {"Reply", "Request"};
+    for (int r = 0; r < 2; r++) {
+        const cJSON *an = jget(jget(dev, "announced"), role[r]);
+        char w[600];
+        if (!jget(an, "frame"))
+            continue;
+        words_frame_text(jget(an, "frame"), w, sizeof w);
+        fprintf(f, "the device's first %s: %s (test %s)\n", what[r], w, jget_str_or(an, "test", "?"));
+    }
     cJSON_ArrayForEach(x, jget(jget(doc, "summary"), "skipped_by_reason"))
         fprintf(f, "  %.0f skipped: %s\n", jget_num_or(x, "tests", 0), jget_str_or(x, "reason", "?"));
     const cJSON *ov = jget(doc, "overview"), *rq = jget(ov, "requirements");

@@ -79,6 +79,14 @@ static void fpdu_words(sb *s, const cJSON *o, int term)
     sb_add(s, ")");
 }
 
+void words_frame_text(const cJSON *frame, char *out, size_t n)
+{
+    sb b = {.n = 0};
+    b.b[0] = 0;
+    frame_words(&b, frame);
+    snprintf(out, n, "%s", b.b);
+}
+
 int words_obs(const char *s, const char **rest, char *out, size_t n)
 {
     static const struct {

@@ -6,7 +6,8 @@
  * findings that name a broken requirement ("Reply A=0, Request A=1:
  * MPA-ENH-A-ECHO").  Made from the step's text as mpa-inject's runner
  * writes it ("got frame {...} after 0.1 ms: a is 0, expected 1"); the
- * text itself stays in the JSON report's steps.
+ * text itself stays in the JSON report's steps.  cJSON and libc only (the
+ * HTML report uses it too).
  */
 #ifndef CONFORM_WORDS_H
 #define CONFORM_WORDS_H
@@ -27,6 +28,11 @@ int words_obs(const char *s, const char **rest, char *out, size_t n);
  * (...)", "Reply A=1, Request A=0 (MPA-ENH-A-ECHO); the device sent a
  * Reply (...)", "expected a Reply; got nothing within 2000 ms". */
 void words_step(const char *what, const char *detail, char *out, size_t n);
+
+/* A frame of the JSON report ({"key", "m", "c", ..., "enhanced": {...}})
+ * in words into out: "a Reply (Rev 2, M=0 C=1 R=0 S=1 Res=0, IRD 16 ORD
+ * 16, A=0 B=0 C=0 D=0, 4 octets of private data)". */
+void words_frame_text(const cJSON *frame, char *out, size_t n);
 
 /* The first device frame of key "request" or "reply" that the detail
  * text shows, parsed (the caller deletes it), or NULL. */
