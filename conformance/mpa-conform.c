@@ -36,7 +36,8 @@ static void usage(FILE *f)
     fputs("usage: mpa-conform [OPTIONS] [SUITE-DIR | TEST.json]...\n"
           "Run MPA conformance tests against a device under test (default: every suite\n"
           "installed with the toolkit, or $MPA_SUITES).  Exit 0 when every mandatory test\n"
-          "that ran passed, 1 when one failed, 2 on an error.\n"
+          "that ran passed, 1 when one failed, 2 on an error, 3 when the device does not\n"
+          "answer.\n"
           "\n"
           "The device:\n"
           "  -d, --device HOST:PORT   the device listens there: its Responder tests (or --target)\n"
@@ -45,6 +46,9 @@ static void usage(FILE *f)
           "                           address is given)\n"
           "      --caps LIST          what the device has: enhanced,p2p,markers,reject (tests\n"
           "                           that need more are skipped; default none)\n"
+          "      --device-name NAME   the device as the reports name it (vendor, model,\n"
+          "                           firmware)\n"
+          "      --notes TEXT         the operator's notes, in every report\n"
           "  -4, -6                   IPv4 or IPv6 only\n"
           "      --bind ADDR          local address for connecting (socket transport)\n"
           "      --spawn COMMAND      start the device for each test (sh -c; {addr} {peer}\n"
@@ -74,7 +78,7 @@ static void usage(FILE *f)
 /* The command line. */
 typedef struct cli {
     play_cfg pc;
-    const char *role, *caps, *plan, *out_dir, *json, *junit, *html, *before;
+    const char *role, *caps, *plan, *out_dir, *json, *junit, *html, *before, *device_name, *notes;
     const char **globs; /* -t, nglobs of them */
     unsigned nglobs;
     int list, quiet, verbose;
@@ -83,7 +87,7 @@ typedef struct cli {
 
 enum {
     O_CAPS = 256, O_BIND, O_SPAWN, O_LAB, O_TRANSPORT, O_IFACE, O_SRC, O_SRC_PORT, O_GW_MAC, O_MSS, O_LIST, O_PLAN,
-    O_JSON, O_JUNIT, O_HTML, O_VERSION, O_BEFORE,
+    O_JSON, O_JUNIT, O_HTML, O_VERSION, O_BEFORE, O_DEVICE_NAME, O_NOTES,
 };
 
 /* A number option in min..max into *out: 0, or says why (what is
@@ -108,7 +112,8 @@ static int parse_args(int argc, char **argv, cli *c)
         {"listen", required_argument, NULL, 'l'}, {"role", required_argument, NULL, 'r'},
         {"caps", required_argument, NULL, O_CAPS}, {"bind", required_argument, NULL, O_BIND},
         {"spawn", required_argument, NULL, O_SPAWN}, {"lab", required_argument, NULL, O_LAB},
-        {"before", required_argument, NULL, O_BEFORE},
+        {"before", required_argument, NULL, O_BEFORE}, {"device-name", required_argument, NULL, O_DEVICE_NAME},
+        {"notes", required_argument, NULL, O_NOTES},
         {"transport", required_argument, NULL, O_TRANSPORT}, {"iface", required_argument, NULL, O_IFACE},
         {"src", required_argument, NULL, O_SRC}, {"src-port", required_argument, NULL, O_SRC_PORT},
         {"gw-mac", required_argument, NULL, O_GW_MAC}, {"mss", required_argument, NULL, O_MSS},
@@ -136,6 +141,8 @@ static int parse_args(int argc, char **argv, cli *c)
         case O_SPAWN: c->pc.spawn_cmd = optarg; break;
         case O_LAB: c->pc.lab_cmd = optarg; break;
         case O_BEFORE: c->before = optarg; break;
+        case O_DEVICE_NAME: c->device_name = optarg; break;
+        case O_NOTES: c->notes = optarg; break;
         case O_TRANSPORT: c->pc.transport = optarg; break;
         case O_IFACE: c->pc.iface = optarg; break;
         case O_SRC: c->pc.src = optarg; break;
@@ -159,7 +166,7 @@ static int parse_args(int argc, char **argv, cli *c)
         case 'v': c->verbose = 1; break;
         case 'h': usage(stdout); return 0;
         case O_VERSION: prog_version(NULL); return 0;
-        default: usage(stderr); return 2;
+        default: fprintf(stderr, "try 'mpa-conform --help'\n"); return 2;
         }
     }
     c->first_arg = optind;
@@ -321,6 +328,7 @@ static int run(cli *c, const conf_tests *T, int want_resp, int want_init, int ar
         .nselection = sel ? selection(argc, argv, sel) : 0,
         .quiet = c->quiet,
         .out = out,
+        .ident = {c->device_name, c->notes, want_resp, want_init},
     };
     int rc;
     cJSON *doc = runner_run(&P, &c->pc, T, &rc_cfg, &rc);

@@ -38,6 +38,8 @@ static const char *const css[] = {
     "table.tests td:nth-child(2) code{white-space:nowrap}.why1{font-size:12px;color:var(--mute);"
     "overflow-wrap:anywhere}tr.r-fail .why1{color:#a40e26}tr.r-error .why1{color:#8a4600}\n",
     ".reqs{font-size:12px;color:var(--mute)}.rid,table.reqt td:first-child,td.n{white-space:nowrap}\n",
+    ".broken{font-size:12px;color:#a40e26;overflow-wrap:anywhere}ul.broken{font-size:inherit}"
+    "table.cov td{vertical-align:top}table.cov tr.r-fail td:first-child{border-left:4px solid var(--fail)}\n",
     "section.test{margin-top:36px;border-top:4px solid var(--line);padding-top:6px}"
     "section.test.t-pass{border-top-color:var(--pass)}section.test.t-fail{border-top-color:var(--fail)}"
     "section.test.t-error{border-top-color:var(--error)}\n",

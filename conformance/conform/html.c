@@ -33,6 +33,7 @@
 #include "jget.h"
 #include "ladder.h"
 #include "overview.h"
+#include "reqview.h"
 #include "sb.h"
 #include "tables.h"
 #include "verdict.h"
@@ -192,6 +193,10 @@ static void put_test(FILE *o, const cJSON *tests, int i, const char *base_dir)
     fputs("</p>\n", o);
     int decided = jget_int(t, "decided_at_step", 0);
     put_verdict(o, v, vs, decided, jget_text(t, "reason"));
+    if (cJSON_GetArraySize(jget(t, "broken"))) {
+        fputs("<h3>Requirements broken</h3>\n", o);
+        reqview_broken(o, t, 0);
+    }
 
     fputs("<h3>Requirements</h3>\n", o);
     tables_put(o, TABLE_REQUIREMENTS, jget(t, "requirements"));
@@ -251,6 +256,7 @@ int conform_html(const cJSON *report, const char *base_dir, FILE *out, char *err
     overview_header(o, report, tl);
     overview_summary(o, report, tl, &ns);
     notes_put(o, &ns, "The report lacks, or has in another form than documented:");
+    reqview_coverage(o, report);
     overview_tests(o, tl);
     int n = cJSON_GetArraySize(tl);
     if (n) {

@@ -15,7 +15,7 @@
 
 # The HTML report's files: html.h is its public header, the others are
 # internal (conformance/conform/README.md says which does what).
-CONFORM_HTML_FILES := html anchor assets brief check embed esc jget ladder overview sb tables verdict
+CONFORM_HTML_FILES := html anchor assets brief check embed esc jget ladder overview reqview sb tables verdict words
 CONFORM_HTML_SRCS := $(CONFORM_HTML_FILES:%=conformance/conform/%.c)
 CONFORM_HTML_HDRS := $(CONFORM_HTML_FILES:%=conformance/conform/%.h)
 
@@ -33,5 +33,5 @@ $(B)/htmlgen-asan: tests/conform/htmlgen.c $(CONFORM_HTML_SRCS) $(CONFORM_HTML_H
 conform-html-test: $(B)/htmlgen-asan $(B)/jget
 	@tests/conform/html-test.sh
 
-conform-html-fixture: $(B)/mpa-inject $(B)/mpa-peer
+conform-html-fixture: $(B)/mpa-inject $(B)/mpa-peer $(B)/mpa-conform
 	tests/conform/fixture/regen.sh

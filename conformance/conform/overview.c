@@ -8,6 +8,7 @@
 #include "brief.h"
 #include "esc.h"
 #include "jget.h"
+#include "reqview.h"
 #include "sb.h"
 #include "tables.h"
 #include "verdict.h"
@@ -48,7 +49,28 @@ static void count_tests(const cJSON *tests, counts *all, counts *mand, counts *f
 }
 
 /* The banner's class, word and sentence for these counts. */
-static const char *banner_says(const counts *all, const counts *mand, const counts *fyi, const char **word, sb *why)
+/* The skipped tests by cause (summary.skipped_by_reason), else their count. */
+static void skip_words(sb *why, const cJSON *rep, int nskip)
+{
+    const cJSON *by = jget(jget(rep, "summary"), "skipped_by_reason"), *x;
+    if (!cJSON_GetArraySize(by)) {
+        sb_add(why, " %d test%s skipped: %s not covered.", nskip, nskip == 1 ? " was" : "s were",
+               nskip == 1 ? "it is" : "they are");
+        return;
+    }
+    sb_add(why, " Skipped, not covered:");
+    int first = 1;
+    cJSON_ArrayForEach(x, by)
+    {
+        int n = jget_int(x, "tests", 0);
+        sb_add(why, "%s %d (%s)", first ? "" : ";", n, jget_str_or(x, "reason", "?"));
+        first = 0;
+    }
+    sb_add(why, ".");
+}
+
+static const char *banner_says(const cJSON *rep, const counts *all, const counts *mand, const counts *fyi,
+                               const char **word, sb *why)
 {
     const char *cls;
     int run = all->total - all->v[VD_SKIP];
@@ -81,8 +103,7 @@ static const char *banner_says(const counts *all, const counts *mand, const coun
         sb_add(why, ".");
     }
     if (all->v[VD_SKIP])
-        sb_add(why, " %d test%s skipped (the device lacks a declared capability): %s not covered.",
-               all->v[VD_SKIP], all->v[VD_SKIP] == 1 ? " was" : "s were", all->v[VD_SKIP] == 1 ? "it is" : "they are");
+        skip_words(why, rep, all->v[VD_SKIP]);
     return cls;
 }
 
@@ -93,7 +114,7 @@ static void put_banner(FILE *o, const cJSON *rep, const cJSON *tests)
     count_tests(tests, &all, &mand, &fyi);
     const char *word;
     sb why = {.n = 0};
-    const char *cls = banner_says(&all, &mand, &fyi, &word, &why);
+    const char *cls = banner_says(rep, &all, &mand, &fyi, &word, &why);
     html_printf(o, "<div class=\"banner b-%s\" role=\"status\"><div class=\"big\">%s</div><p>", cls, word);
     html_esc(o, why.b);
     double es;
@@ -127,8 +148,17 @@ static void put_suites(FILE *o, const cJSON *su)
             fputs(", ", o);
         first = 0;
         tables_text(o, s, "name", "?");
+        if (jget_text(s, "version")) {
+            fputs(" ", o);
+            html_esc(o, jget_text(s, "version"));
+        }
         if (jget_num(s, "tests", &d))
-            html_printf(o, " (%.0f)", d);
+            html_printf(o, " (%.0f test%s)", d, d == 1 ? "" : "s");
+        if (jget_text(s, "sha256")) {
+            fputs(" <span class=\"mute\">sha256 <code>", o);
+            html_esc(o, jget_text(s, "sha256"));
+            fputs("</code></span>", o);
+        }
     }
     fputs("</dd>", o);
 }
@@ -149,6 +179,11 @@ static void put_run(FILE *o, const cJSON *rep)
         sb_fmt_ms(tb, sizeof tb, d);
         put_kv_str(o, "Duration", tb);
     }
+    if (jget_text(dev, "name"))
+        put_kv_str(o, "Device name", jget_text(dev, "name"));
+    fputs("<dt>Roles tested</dt><dd>", o);
+    tables_list(o, jget(dev, "roles"), "(not in the report)");
+    fputs("</dd>", o);
     put_kv_str(o, "Device address",
                jget_text(dev, "address") ? jget_text(dev, "address") : "(none: no Responder tests)");
     put_kv_str(o, "Listening on", jget_text(dev, "listen") ? jget_text(dev, "listen") : "(none: no Initiator tests)");
@@ -165,6 +200,8 @@ static void put_run(FILE *o, const cJSON *rep)
     tables_list(o, jget(rep, "selection"), "every test");
     fputs("</dd>", o);
     put_suites(o, jget(rep, "suites"));
+    if (jget_text(rep, "notes"))
+        put_kv_str(o, "Notes", jget_text(rep, "notes"));
     fputs("</dl>\n</section>\n", o);
 }
 
@@ -176,6 +213,7 @@ void overview_header(FILE *o, const cJSON *rep, const cJSON *tests)
     tables_text(o, rep, "started", "date unknown");
     fputs(" &middot; iWARP MPA (RFC 5044, RFC 6581)</p>\n</header>\n", o);
     put_banner(o, rep, tests);
+    reqview_glance(o, rep);
     put_run(o, rep);
 }
 
@@ -230,18 +268,23 @@ void overview_summary(FILE *o, const cJSON *rep, const cJSON *tests, notes *ns)
     count_row(o, "For information (FYI)", &fyi, unk);
     fputs("</table>\n<p class=\"mute\">M: the requirement is mandatory (MUST) and the test decides "
           "conformance. FYI: informational (SHOULD/MAY, measurements); a failure is reported but does not "
-          "make the device non-conformant. Error: the test could not be run to a verdict. Skip: the test needs "
-          "a capability that was not declared.</p>\n",
+          "make the device non-conformant. Error: the test could not be run to a verdict. Skip: the test was not "
+          "run (the device's role was not tested, it needs a capability that was not declared, or the device "
+          "did not answer).</p>\n",
           o);
     check_summary(ns, jget(rep, "summary"), &all, &mand);
     fputs("</section>\n", o);
 }
 
-/* One line on why a test did not pass, for the table: the deciding
- * step's headline, else the reason. */
+/* One line on why a test did not pass, for the table: the reason (in
+ * words), else the deciding step's headline. */
 static void short_reason(char *b, size_t n, const cJSON *t, vd v)
 {
     b[0] = 0;
+    if (jget_text(t, "reason")) {
+        snprintf(b, n, "%s", jget_text(t, "reason"));
+        return;
+    }
     int decided = jget_int(t, "decided_at_step", 0);
     const cJSON *st;
     int i = 0;
@@ -258,8 +301,6 @@ static void short_reason(char *b, size_t n, const cJSON *t, vd v)
                 return;
             }
         }
-    if (jget_text(t, "reason"))
-        snprintf(b, n, "%s", jget_text(t, "reason"));
 }
 
 /* Row i of the tests table. */
@@ -283,6 +324,7 @@ static void test_tr(FILE *o, const cJSON *tests, int i)
         html_esc_trunc(o, why, 110);
         fputs("</div>", o);
     }
+    reqview_broken(o, t, 1);
     fputs("</td><td>", o);
     tables_text(o, t, "class", "?");
     fputs("</td><td>", o);

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include <stdio.h>
+
 #include "jget.h"
 #include "jsonrep.h"
 #include "run.h"
@@ -43,8 +45,30 @@ int runner_before(const char *cmd, const char *test_id, const char *role, char *
     return -1;
 }
 
+/* Per role of the device (0 Responder, 1 Initiator): whether a test has
+ * reached it, and why it does not answer ("" while it may). */
+typedef struct reach {
+    int reached[2];
+    char dead[2][400];
+} reach;
+
+/* Test object to of a test whose device role is role: a test that could
+ * not even open its connection, before any test reached the device in
+ * that role, makes the device unreachable in it. */
+static void reach_note(reach *rh, int role, const cJSON *to)
+{
+    if (rh->reached[role])
+        return;
+    const cJSON *st0 = cJSON_GetArrayItem(jget(to, "steps"), 0);
+    const char *v = jget_str(to, "verdict"), *sv = jget_str(st0, "verdict"), *verb = jget_str(st0, "verb");
+    if (v && !strcmp(v, "error") && sv && !strcmp(sv, "error") && verb && !strcmp(verb, "open"))
+        snprintf(rh->dead[role], sizeof rh->dead[role], "%.390s", jget_str_or(to, "reason", "?"));
+    else if (v && strcmp(v, "skip"))
+        rh->reached[role] = 1;
+}
+
 /* Why test s is not run here (into why, n octets), or "" when it is. */
-static void skip_reason(const scenario *s, const runner_cfg *c, char *why, size_t n)
+static void skip_reason(const scenario *s, const runner_cfg *c, const reach *rh, char *why, size_t n)
 {
     why[0] = 0;
     if (run_interrupted)
@@ -52,14 +76,17 @@ static void skip_reason(const scenario *s, const runner_cfg *c, char *why, size_
     else if (s->device_initiator ? !c->want_init : !c->want_resp)
         snprintf(why, n, "the device's %s role is not tested here (--role, %s)",
                  s->device_initiator ? "Initiator" : "Responder", s->device_initiator ? "--listen" : "--device");
+    else if (rh->dead[s->device_initiator][0])
+        snprintf(why, n, "not run: the device did not answer as the %s",
+                 s->device_initiator ? "Initiator" : "Responder");
     for (unsigned k = 0; !why[0] && k < s->nneeds; k++)
         if (!suite_has_cap(c->caps, s->needs[k]))
             snprintf(why, n, "needs a device with %s (--caps)", s->needs[k]);
 }
 
 /* Plays test t (after the --before command); its test object, its
- * TALLY_ verdict in *v and its duration in *ms. */
-static cJSON *play_one(player *P, const play_cfg *pc, const conf_test *t, const runner_cfg *c, int *v, double *ms)
+ * TALLY_ verdict in *v. */
+static cJSON *play_one(player *P, const play_cfg *pc, const conf_test *t, const runner_cfg *c, int *v)
 {
     const scenario *s = &t->s;
     char tpath[PATH_MAX + 200], rel[PATH_MAX];
@@ -85,9 +112,36 @@ static cJSON *play_one(player *P, const play_cfg *pc, const conf_test *t, const 
         relp = NULL;
     cJSON *to = jrep_test(t, &r, pc->transport, NULL, relp);
     *v = r.verdict == V_PASS ? TALLY_PASS : r.verdict == V_FAIL ? TALLY_FAIL : TALLY_ERROR;
-    *ms = r.total_ms;
     run_result_free(&r);
     return to;
+}
+
+/* The first test of each role that is to run is played before any
+ * other (its result kept for its turn): a device that does not answer
+ * in a role is known before a line is written. */
+typedef struct probe {
+    size_t idx[2];  /* T->n: none */
+    cJSON *to[2];
+    int v[2];
+} probe;
+
+static void run_probes(player *P, const play_cfg *pc, const conf_tests *T, const runner_cfg *c, reach *rh,
+                       probe *pb)
+{
+    int starts;
+    pb->idx[0] = pb->idx[1] = T->n;
+    pb->to[0] = pb->to[1] = NULL;
+    for (size_t i = suite_next(T, 0, &starts); i < T->n; i = suite_next(T, i + 1, &starts)) {
+        const conf_test *t = &T->v[i];
+        int role = t->s.device_initiator;
+        char why[300];
+        skip_reason(&t->s, c, rh, why, sizeof why);
+        if (why[0] || pb->idx[role] < T->n)
+            continue;
+        pb->idx[role] = i;
+        pb->to[role] = play_one(P, pc, t, c, &pb->v[role]);
+        reach_note(rh, role, pb->to[role]);
+    }
 }
 
 cJSON *runner_run(player *P, const play_cfg *pc, const conf_tests *T, const runner_cfg *c, int *exit_status)
@@ -95,37 +149,57 @@ cJSON *runner_run(player *P, const play_cfg *pc, const conf_tests *T, const runn
     time_t t0 = time(NULL);
     struct timespec ts0, ts1;
     clock_gettime(CLOCK_MONOTONIC, &ts0);
-    cJSON *doc = jrep_begin(pc, P, c->caps, c->selection, c->nselection, t0);
+    cJSON *doc = jrep_begin(pc, P, c->caps, c->selection, c->nselection, t0, &c->ident);
     cJSON *tl = cJSON_GetObjectItemCaseSensitive(doc, "tests");
     conf_tally tally = {{0}, {0}};
     int starts;
-    for (size_t i = suite_next(T, 0, &starts); i < T->n; i = suite_next(T, i + 1, &starts)) {
-        const conf_test *t = &T->v[i];
+    for (size_t i = suite_next(T, 0, &starts); i < T->n; i = suite_next(T, i + 1, &starts))
         if (starts)
             jrep_add_suite(doc, T, i);
+    reach rh = {{0, 0}, {"", ""}};
+    probe pb;
+    run_probes(P, pc, T, c, &rh, &pb);
+    int dead = rh.dead[0][0] || rh.dead[1][0];
+    /* nothing answers: the one line below, no other */
+    int mute = (rh.dead[0][0] || !c->want_resp) && (rh.dead[1][0] || !c->want_init);
+    if (!c->quiet && !mute)
+        term_head(c->out, doc);
+    for (size_t i = suite_next(T, 0, &starts); i < T->n; i = suite_next(T, i + 1, &starts)) {
+        const conf_test *t = &T->v[i];
+        int role = t->s.device_initiator;
         char why[300];
-        skip_reason(&t->s, c, why, sizeof why);
         cJSON *to;
         int v = TALLY_SKIP;
-        double ms = 0;
-        if (why[0])
-            to = jrep_test(t, NULL, pc->transport, why, NULL);
-        else
-            to = play_one(P, pc, t, c, &v, &ms);
+        if (i == pb.idx[role]) {
+            to = pb.to[role];
+            v = pb.v[role];
+        } else {
+            skip_reason(&t->s, c, &rh, why, sizeof why);
+            to = why[0] ? jrep_test(t, NULL, pc->transport, why, NULL) : play_one(P, pc, t, c, &v);
+        }
         tally.n[v]++;
         tally.n[TALLY_TOTAL]++;
         if (t->s.mandatory) {
             tally.m[v]++;
             tally.m[TALLY_TOTAL]++;
         }
-        term_test(c->out, v, t->s.mandatory, t->s.test_id, ms, jget_str_or(to, "reason", ""), c->quiet);
+        if (!mute && !rh.dead[role][0])
+            term_test(c->out, v, to, c->quiet);
         cJSON_AddItemToArray(tl, to);
     }
     clock_gettime(CLOCK_MONOTONIC, &ts1);
     double total_ms = (double)(ts1.tv_sec - ts0.tv_sec) * 1000.0 + (double)(ts1.tv_nsec - ts0.tv_nsec) / 1e6;
-    int rc = tally.n[TALLY_ERROR] || run_interrupted ? 2 : tally.m[TALLY_FAIL] ? 1 : 0;
+    int rc = dead ? RUN_UNREACHABLE : tally.n[TALLY_ERROR] || run_interrupted ? 2 : tally.m[TALLY_FAIL] ? 1 : 0;
     jrep_end(doc, &tally, total_ms, rc);
-    term_summary(c->out, &tally, total_ms, run_interrupted);
+    for (int k = 0; k < 2; k++)
+        if (rh.dead[k][0]) {
+            fprintf(stderr, "mpa-conform: the device does not answer as the %s (%s); its %s tests were not run "
+                            "(exit status %d)\n",
+                    k ? "Initiator" : "Responder", rh.dead[k], k ? "Initiator" : "Responder", RUN_UNREACHABLE);
+            jrep_unreachable(doc, k ? "initiator" : "responder", rh.dead[k]);
+        }
+    if (!mute)
+        term_summary(c->out, doc, &tally, total_ms, run_interrupted);
     *exit_status = rc;
     return doc;
 }

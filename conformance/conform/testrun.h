@@ -13,6 +13,7 @@
 
 #include <cJSON.h>
 
+#include "jsonrep.h"
 #include "play.h"
 #include "suite.h"
 
@@ -25,12 +26,19 @@ typedef struct runner_cfg {
     unsigned nselection;
     int quiet;                     /* the terminal: only failures, errors and the summary */
     FILE *out;                     /* the terminal */
+    jrep_ident ident;              /* --device-name, --notes, the roles */
 } runner_cfg;
+
+/* The exit status when the device does not answer. */
+enum { RUN_UNREACHABLE = 3 };
 
 /* Runs the selected tests of T with P (started, with settings pc).
  * Returns the JSON report (the caller deletes it) and the exit status in
  * *exit_status: 0 every mandatory test that ran passed, 1 one failed, 2
- * a test could not be run or the run was interrupted. */
+ * a test could not be run or the run was interrupted, RUN_UNREACHABLE
+ * the first test of a role could not connect to the device (or the
+ * device did not connect to us): the other tests of that role are
+ * skipped, one line on standard error says so, no summary. */
 cJSON *runner_run(player *P, const play_cfg *pc, const conf_tests *T, const runner_cfg *c, int *exit_status);
 
 /* Runs the --before command cmd with {test} and {role} replaced, what it

@@ -6,12 +6,23 @@
 #   static   every suite file is a valid test (mpa-conform --list); --help
 #            and docs/mpa-conform.1 name the same options; the checked-in
 #            test plan is what --plan makes of the suites now; usage
-#            errors exit 2 and say why.
+#            errors exit 2 and say why (a bad option: one line and "try
+#            --help"); a device that does not answer: one line, exit 3,
+#            within seconds, the JSON says why.
 #   normal   the suites against mpa-peer, its Responder and its Initiator
 #            side (caps enhanced,p2p): every mandatory test passes, none
 #            errs; the JSON report meets docs/mpa-conform-json.md's shape
-#            (read with build/jget), the JUnit XML is well formed
-#            (xmllint) and counts the same, a trace per test.
+#            (read with build/jget): no requirement failed, the device's
+#            roles, address and first Reply/Request, each suite's version
+#            and SHA-256; the JUnit XML validates against
+#            tests/conform/junit.xsd (xmllint), counts the same, has
+#            properties per suite and testcase; a trace per test.
+#   faults   the issue's three runs (mpa-peer with a-not-echoed and
+#            bad-crc as the Responder, term-7 as the Initiator): every
+#            failing test lists in "broken" each requirement its device
+#            findings name; coverage and the overview fail that
+#            requirement; the JUnit validates, no FYI test is a
+#            <failure>, the FYI failures are <skipped>.
 #   matrix   each fault mode of mpa-peer against the suites: exactly the
 #            tests conformance/suites/fault-matrix.tsv names fail, every
 #            other test still passes (conformance/suites/run-matrix.sh,
@@ -20,7 +31,7 @@
 #            chromium (tests/conform/html-test.sh checks the renderer
 #            itself on a fixture).
 #
-#   tests/conform/conform-test.sh [static|normal|matrix|html]...
+#   tests/conform/conform-test.sh [static|normal|faults|matrix|html]...
 set -u
 set -f # -t patterns are mpa-conform's
 export LC_ALL=C
@@ -28,7 +39,7 @@ cd "$(dirname "$0")/../.." || exit 2
 conf=${MPA_CONFORM:-build/mpa-conform}
 peer=build/mpa-peer
 jget=build/jget
-parts=${*:-static normal matrix html}
+parts=${*:-static normal faults matrix html}
 t_start=$(date +%s%N)
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -78,13 +89,26 @@ if want static; then
     usage "cut.json: line" $tmp/cut.json -d 127.0.0.1:1
     usage "need --listen" -r initiator -d 127.0.0.1:1
     usage "not a conformance test" injector/scenarios/responder-basic.json -d 127.0.0.1:1
-    # the device is not there: every Responder test is an error, exit 2, and says where
-    $conf -q -r responder -d 127.0.0.1:1 --caps $caps -t 'startup.*' --json $tmp/down.json >$tmp/down.out 2>&1
+    # a bad option: one line and where to look, not the whole help
+    out=$($conf --no-such-option 2>&1)
     rc=$?
-    [ $rc = 2 ] && ok || ko "no device: exit $rc"
-    [ "$($jget $tmp/down.json summary.pass)" = 0 ] && [ "$($jget $tmp/down.json summary.error)" != 0 ] &&
-        grep -q '"reason":.*connect to 127.0.0.1 port 1: Connection refused' $tmp/down.json && ok ||
-        ko "no device: $($jget $tmp/down.json summary)"
+    [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" -le 2 ] && [[ $out == *"try 'mpa-conform --help'"* ]] && ok ||
+        ko "bad option: exit $rc, $(echo "$out" | wc -l) lines: ${out:0:200}"
+    # the device is not there: one line that says so, exit 3, within seconds;
+    # the JSON says why and has the tests skipped
+    for q in -q ""; do
+        t0=$(date +%s)
+        $conf $q -r responder -d 127.0.0.1:1 --caps $caps -t 'startup.*' --json $tmp/down.json >$tmp/down.out 2>&1
+        rc=$?
+        secs=$(($(date +%s) - t0))
+        [ $rc = 3 ] && [ "$(wc -l <$tmp/down.out)" = 1 ] && [ $secs -le 10 ] &&
+            grep -q 'does not answer as the Responder.*Connection refused' $tmp/down.out && ok ||
+            ko "no device ($q): exit $rc in $secs s, $(wc -l <$tmp/down.out) lines: $(head -c 300 $tmp/down.out)"
+    done
+    [ "$($jget $tmp/down.json summary.pass)" = 0 ] && [ "$($jget $tmp/down.json summary.exit_status)" = 3 ] &&
+        [[ $($jget $tmp/down.json summary.unreachable.responder) == *"connect to 127.0.0.1 port 1: Connection refused"* ]] &&
+        [ "$($jget $tmp/down.json summary.skipped_by_reason.0.reason)" = "not run: the device did not answer as the Responder" ] &&
+        ok || ko "no device: $($jget $tmp/down.json summary)"
 fi
 
 # check_report DIR ROLE: the reports of a run against the correct peer
@@ -110,12 +134,51 @@ check_report() {
         i=$((i + 1))
     done
     [ $missing = 0 ] && ok || ko "$role: $missing tests that ran have no trace"
-    # JUnit: well formed, the same counts
-    if xmllint --noout $d/junit.xml 2>$tmp/xl; then ok; else ko "$role: junit.xml: $(head -3 $tmp/xl)"; fi
-    [ "$(grep -c '<testcase ' $d/junit.xml)" = "$total" ] && ok || ko "$role: junit.xml has not $total testcases"
-    [ "$(grep -c '<skipped ' $d/junit.xml)" = "$skipn" ] && ok || ko "$role: junit.xml skipped count"
-    grep -q "tests=\"$total\" failures=\"$failn\" errors=\"$errn\" skipped=\"$skipn\"" $d/junit.xml && ok ||
-        ko "$role: junit.xml totals"
+    # who and what: the roles, the address, what the device sent first, the suites' version and hash
+    local ak=responder
+    [ $role = initiator ] && ak=initiator
+    [ "$($jget $j device.roles.0)" = $role ] && [[ $($jget $j device.address) == 127.0.0.1:* ]] &&
+        [ "$($jget $j device.announced.$ak.frame.rev)" = 2 ] && [ "$($jget $j schema_version)" = 2 ] && ok ||
+        ko "$role: identity: roles $($jget $j device.roles), address $($jget $j device.address), announced $($jget $j device.announced)"
+    local ns k badh=0
+    ns=$($jget $j suites.#)
+    for ((k = 0; k < ns; k++)); do
+        local name hash want
+        read -r name hash < <($jget $j suites.$k.name suites.$k.sha256 | tr '\n' ' ')
+        want=$(find conformance/suites/$name -maxdepth 1 -name '*.json' | LC_ALL=C sort | xargs cat | sha256sum | cut -d' ' -f1)
+        [ "$hash" = "$want" ] && [ "$($jget $j suites.$k.version)" = "$($conf --version | awk '{print $NF}')" ] ||
+            badh=$((badh + 1))
+    done
+    [ "$ns" -gt 0 ] && [ $badh = 0 ] && ok || ko "$role: $badh of $ns suites with a wrong sha256 or version"
+    # the correct peer breaks no requirement: nothing failed in the coverage
+    [ "$($jget $j overview.must_failed.#)" = 0 ] && [ "$($jget $j overview.requirements.MUST.fail)" = 0 ] &&
+        [ "$($jget $j overview.requirements.MUST.pass)" -gt 0 ] && ok ||
+        ko "$role: coverage: MUST failed $($jget $j overview.must_failed), $($jget $j overview.requirements)"
+    check_junit $d $j $role
+}
+
+# check_junit DIR JSON NAME: DIR/junit.xml validates against the project's
+# schema, counts what the JSON says (an FYI failure is skipped, never a
+# failure), and has properties per suite and testcase
+check_junit() {
+    local d=$1 j=$2 role=$3 x=$1/junit.xml
+    local total failn errn skipn mf
+    read -r total failn errn skipn mf < <($jget $j summary.total summary.fail summary.error summary.skip \
+        summary.mandatory.fail | tr '\n' ' ')
+    local fyif=$((failn - mf))
+    if xmllint --noout --schema tests/conform/junit.xsd $x 2>$tmp/xl; then ok; else ko "$role: junit.xml: $(head -3 $tmp/xl)"; fi
+    [ "$(grep -c '<testcase ' $x)" = "$total" ] && ok || ko "$role: junit.xml has not $total testcases"
+    [ "$(grep -c '<skipped ' $x)" = "$((skipn + fyif))" ] && ok || ko "$role: junit.xml skipped count (want $skipn + $fyif FYI failures)"
+    grep -q "tests=\"$total\" failures=\"$mf\" errors=\"$errn\" skipped=\"$((skipn + fyif))\"" $x && ok ||
+        ko "$role: junit.xml totals: $(grep -m1 '<testsuites' $x)"
+    [ "$(grep -c '<failure ' $x)" = "$mf" ] &&
+        [ "$(awk '/<testcase .*\(FYI\)"/ { fyi = 1 } /<\/testcase>/ { fyi = 0 } fyi && /<failure / { n++ } END { print n + 0 }' $x)" = 0 ] &&
+        ok || ko "$role: junit.xml: an FYI test is a <failure>, or $(grep -c '<failure ' $x) failures (want $mf)"
+    local nsu
+    nsu=$(grep -c '<testsuite ' $x)
+    [ "$(grep -c '<properties>' $x)" = "$((total + nsu))" ] && grep -q '<property name="suite.sha256" value="[0-9a-f]\{64\}"/>' $x &&
+        [ "$(grep -c '<property name="requirements" ' $x)" = "$total" ] && ok ||
+        ko "$role: junit.xml: $(grep -c '<properties>' $x) <properties> for $total testcases and $nsu suites"
     [ -s $d/report.html ] && ok || ko "$role: no report.html"
 }
 
@@ -166,6 +229,61 @@ if want normal || want html; then
     got="$rc|$($jget $tmp/before.json tests.0.verdict)|$($jget $tmp/before.json tests.1.verdict)|$($jget $tmp/before.json tests.1.reason)|$(tr '\n' ',' <$tmp/before.log)"
     want="2|pass|error|--before command exited with status 3: device is wedged|startup.key.request-octet-1 responder,startup.key.request-octet-2 responder,"
     [ "$got" = "$want" ] && ok || ko "--before: got '$got', want '$want'"
+fi
+
+# broken_check JSON NAME REQ: every failing test lists in "broken" each
+# requirement its device findings name (error or warning, not expected);
+# REQ is among them, failed in the coverage and the overview
+broken_check() {
+    local j=$1 name=$2 req=$3 n i k missing=0 failing=0 seen=0
+    n=$($jget $j tests.#)
+    for ((i = 0; i < n; i++)); do
+        [ "$($jget $j tests.$i.verdict)" = fail ] || continue
+        failing=$((failing + 1))
+        local nfd nb paths=() broken
+        read -r nfd nb < <($jget $j tests.$i.findings.# tests.$i.broken.# | tr '\n' ' ')
+        broken=" $(for ((k = 0; k < nb; k++)); do $jget $j tests.$i.broken.$k.id; done | tr '\n' ' ') "
+        for ((k = 0; k < nfd; k++)); do
+            paths+=(tests.$i.findings.$k.from tests.$i.findings.$k.severity tests.$i.findings.$k.expected tests.$i.findings.$k.id)
+        done
+        [ $nfd = 0 ] && continue
+        while read -r from sev exp id; do
+            [ "$from" = device ] && [ "$sev" != note ] && [ "$exp" != true ] || continue
+            [ "$id" = "$req" ] && seen=$((seen + 1))
+            [[ $broken == *" $id "* ]] || { missing=$((missing + 1)); echo "conform-test: $name: $($jget $j tests.$i.id) does not list $id"; }
+        done < <($jget $j "${paths[@]}" | paste - - - -)
+    done
+    local covv mustf
+    covv=$(nc=$($jget $j coverage.#); for ((k = 0; k < nc; k++)); do
+        [ "$($jget $j coverage.$k.id)" = "$req" ] && $jget $j coverage.$k.verdict; done)
+    mustf=" $(nm=$($jget $j overview.must_failed.#); for ((k = 0; k < nm; k++)); do $jget $j overview.must_failed.$k; done | tr '\n' ' ') "
+    [ $failing -gt 0 ] && [ $seen -gt 0 ] && [ $missing = 0 ] && [ "$covv" = fail ] && [[ $mustf == *" $req "* ]] && ok ||
+        ko "$name: $failing failing tests, $seen findings of $req, $missing not listed; coverage $req: '$covv'; MUST failed:$mustf"
+}
+
+if want faults; then
+    # fault ROLE-ARGS DEVICE REQ NAME
+    k=0
+    for f in "responder a-not-echoed MPA-ENH-A-ECHO" "responder bad-crc MPA-CRC-VALID" "initiator term-7 MPA-ENH-RTR-MATCH"; do
+        read -r role fault req <<<"$f"
+        k=$((k + 1))
+        if [ $role = responder ]; then
+            $conf -q -r responder -d $((pbase + 5 + k)) --caps $caps --device-name "mpa-peer $fault" \
+                --spawn "$resp_dev --fault $fault" -o $tmp/f-$fault >$tmp/f-$fault.out 2>&1
+        else
+            $conf -q -r initiator -l 0 --caps $caps --device-name "mpa-peer $fault" \
+                --spawn "$init_dev --fault $fault" -o $tmp/f-$fault >$tmp/f-$fault.out 2>&1
+        fi
+        rc=$?
+        [ $rc = 1 ] && [ "$($jget $tmp/f-$fault/report.json device.name)" = "mpa-peer $fault" ] && ok ||
+            ko "$fault: exit $rc (want 1): $(tail -3 $tmp/f-$fault.out)"
+        broken_check $tmp/f-$fault/report.json $fault $req
+        check_junit $tmp/f-$fault $tmp/f-$fault/report.json $fault
+        # the terminal names it under the failing tests, in words, no raw frame JSON
+        grep -q "^      broken: $req (MUST)" $tmp/f-$fault.out && ! grep -q 'got frame {' $tmp/f-$fault.out &&
+            grep -q "^MUST requirements failed (1): $req\$" $tmp/f-$fault.out && ok ||
+            ko "$fault: the terminal: $(grep -m3 -A3 '^FAIL' $tmp/f-$fault.out)"
+    done
 fi
 
 if want matrix; then

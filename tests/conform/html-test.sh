@@ -26,6 +26,17 @@
 #             and the filter bar (the script ran); its "fail" button hides
 #             every test but the failed ones; --screenshot writes a
 #             1280x2400 PNG over 20 KB, kept at build/conform/report.png.
+#   reqviews  a whole mpa-conform report (fixture/conform-report.json:
+#             mpa-peer with a-not-echoed) through htmlgen: the "At a
+#             glance" section names the device, the notes (escaped) and
+#             links every MUST failure of the report's overview to its
+#             coverage row; the coverage table has one row per coverage
+#             entry, in the report's order (MUSTs first), each failed one
+#             saying where; every test that shows a requirement broken
+#             says it in words in the tests table ("Reply A=0, Request
+#             A=1: MPA-ENH-A-ECHO"); the banner counts the skips by
+#             cause; in chromium, the sections come glance, coverage,
+#             tests and every link of the glance lands on a row.
 #   mutants   every static check, and the browser's DOM and screenshot
 #             checks, run on a copy of the page broken for it (a second
 #             <html>, a lost </svg>, an https image, a lost id, one base64
@@ -266,6 +277,81 @@ static_checks $out
 $gen $fx/report.json $tmp/again.html && cmp -s $out $tmp/again.html &&
     ok "repeatable: the same report gives the same bytes" || ko "repeatable: a second run differs"
 
+# ---- requirement views: a whole mpa-conform report ---------------------------
+crep=$fx/conform-report.json
+cout=build/conform/coverage.html
+echo "requirement views ($crep):"
+if ! $gen $crep $cout; then
+    echo "html-test: FAIL: $gen $crep exited $?"
+    exit 1
+fi
+# the report's lists, read once
+ncov=$($jget $crep coverage.#)
+covids=$(for ((i = 0; i < ncov; i++)); do $jget $crep coverage.$i.id; done | tr '\n' ' ')
+mustf=$(n=$($jget $crep overview.must_failed.#); for ((i = 0; i < n; i++)); do $jget $crep overview.must_failed.$i; done)
+nct=$($jget $crep tests.#)
+brokenrows=0
+for ((i = 0; i < nct; i++)); do [ "$($jget $crep tests.$i.broken.#)" -gt 0 ] && brokenrows=$((brokenrows + 1)); done
+chk_glance() {
+    local f=$1 g miss=""
+    g=$(sed -n '/<section id="glance">/,/<\/section>/p' "$f")
+    local must
+    must=$(grep -o '<dd class="g-must">.*' <<<"$g" | sed 's|</dd>.*||')
+    for id in $mustf; do [[ $must == *"href=\"#req-$id\">$id</a>"* ]] || miss+=" $id"; done
+    if [ -n "$mustf" ] && [ -z "$miss" ] && [[ $g == *"<b>mpa-peer (fault a-not-echoed)</b>"* ]] &&
+        [[ $g == *'fixture run: &lt;b&gt;notes&lt;/b&gt; &amp; &quot;quotes&quot;'* ]] && [[ $g == *"Its first Reply"* ]]; then
+        ok "glance: the device's name, its first Reply, the notes escaped, MUST failures linked:" $mustf
+    else
+        ko "glance: MUST failures not linked:${miss:- none} (of: $mustf); or no device name, Reply or escaped notes"
+        return 1
+    fi
+}
+chk_coverage() {
+    local f=$1 rows nfail
+    rows=$(grep -o '<tr class="r-[a-z]*" id="req-[^"]*"' "$f" | sed 's/.*id="req-//; s/"$//' | tr '\n' ' ')
+    nfail=$(grep -o '<tr class="r-fail" id="req-.*' "$f" | grep -c 'failed in: ')
+    local want
+    want=$(grep -o '"verdict": *"fail"' <(for ((i = 0; i < ncov; i++)); do echo "\"verdict\": \"$($jget $crep coverage.$i.verdict)\""; done) | wc -l)
+    if [ "$rows" = "$covids" ] && [ "$ncov" -gt 0 ] && [ "$nfail" = "$want" ] && [ "$want" -gt 0 ]; then
+        ok "coverage: $ncov rows in the report's order (MUSTs first), $nfail failed ones say where"
+    else
+        ko "coverage: rows \"$rows\" (want \"$covids\"), $nfail failed rows with \"failed in\" (want $want)"
+        return 1
+    fi
+}
+chk_broken() {
+    local f=$1 n words
+    n=$(grep -o '<tr class="r-[a-z]*" data-verdict[^>]*>.*</tr>' "$f" | grep -c '<div class="broken">')
+    words=$(grep -c '<div class="broken">Reply A=0, Request A=1: <b class="rid">MPA-ENH-A-ECHO</b>' "$f")
+    if [ "$n" = "$brokenrows" ] && [ "$n" -gt 0 ] && [ "$words" -gt 0 ]; then
+        ok "broken: the $n tests that show a requirement broken say it in the tests table, in words"
+    else
+        ko "broken: $n rows with the broken requirements (want $brokenrows), $words in words"
+        return 1
+    fi
+}
+chk_skips() {
+    local f=$1 banner miss="" n i
+    banner=$(grep -o '<div class="banner.*' "$f" | head -1)
+    n=$($jget $crep summary.skipped_by_reason.#)
+    for ((i = 0; i < n; i++)); do
+        local c r
+        c=$($jget $crep summary.skipped_by_reason.$i.tests)
+        r=$($jget $crep summary.skipped_by_reason.$i.reason | sed "s/'/\&#39;/g")
+        [[ $banner == *" $c ($r)"* ]] || miss+=" [$c $r]"
+    done
+    if [ "$n" -gt 1 ] && [ -z "$miss" ]; then
+        ok "skips: the banner counts the $n causes of skipping"
+    else
+        ko "skips: the banner lacks:${miss:- (no causes in the report)}"
+        return 1
+    fi
+}
+chk_glance $cout
+chk_coverage $cout
+chk_broken $cout
+chk_skips $cout
+
 # ---- bad input ---------------------------------------------------------------
 echo "bad input:"
 # bad NAME 'JSON' [WORDS...]: htmlgen makes a whole page, valid UTF-8, holding each
@@ -433,6 +519,28 @@ chk_png() {
 chk_dom $out
 chk_filter $out
 chk_png $out $png
+# the requirement views in the browser
+chk_reqdom() {
+    local page=$1 dom=$tmp/req-dom.html
+    if ! chrome "$page" --dump-dom > $dom; then
+        ko "reqdom: chromium --dump-dom failed"
+        return 1
+    fi
+    local order miss="" l
+    order=$(grep -o '<section id="[a-z]*"' $dom | sed 's/.*id="//; s/"//' | tr '\n' ' ')
+    for l in $(grep -o 'href="#req-[^"]*"' $dom | sed 's/href="#//; s/"//' | sort -u); do
+        grep -qF "id=\"$l\"" $dom || miss+=" $l"
+    done
+    local rows
+    rows=$(grep -c '<tr class="r-[a-z]*" id="req-' $dom)
+    if [[ $order == "glance run summary coverage tests "* ]] && [ -z "$miss" ] && [ "$rows" = "$ncov" ]; then
+        ok "reqdom: chromium shows glance, run, summary, coverage ($rows rows), tests; every requirement link lands"
+    else
+        ko "reqdom: sections \"$order\", links with no target:${miss:- none}, $rows coverage rows ($ncov)"
+        return 1
+    fi
+}
+chk_reqdom $cout
 
 # ---- mutants: each check must fail on a page broken for it -------------------
 if [ $quick = 0 ]; then
@@ -467,6 +575,17 @@ if [ $quick = 0 ]; then
     mutant unescaped chk_escape 's/&lt;script&gt;alert(1)&lt;\/script&gt;/<script>alert(1)<\/script>/'
     mutant no-red chk_ladder 's/<g class="sf">/<g class="sp">/'
     mutant no-error-colour chk_ladder 's/<g class="se">/<g class="sp">/'
+    # the requirement views' (on the whole mpa-conform report's page)
+    out=$cout
+    mutant must-unlinked chk_glance 's|<dd class="g-must"><a class="rid" href="#req-|<dd class="g-must"><a class="rid" href="#rq-|'
+    mutant notes-markup chk_glance 's|&lt;b&gt;notes&lt;/b&gt;|<b>notes</b>|'
+    mutant coverage-row-lost chk_coverage '0,/<tr class="r-pass" id="req-/s//<tr class="r-pass" data-x="/'
+    mutant coverage-reordered chk_coverage 's|id="req-MPA-ENH-A-ECHO"|id="req-MPA-ZZZ"|'
+    mutant failed-in-lost chk_coverage 's|failed in: ||'
+    mutant broken-lost chk_broken '0,/<div class="broken">/s//<div class="nobroken">/'
+    mutant broken-raw chk_broken 's|<div class="broken">Reply A=0, Request A=1: |<div class="broken">|'
+    mutant skip-cause-lost chk_skips 's|; 1 (needs a device with reject (--caps))||'
+    out=build/conform/report.html
     # the browser's: markup let through changes the DOM; a blank page's screenshot
     # is small.  (No alert() in them: a dialog would hold --dump-dom until the timeout.)
     bmutant() {
@@ -484,6 +603,10 @@ if [ $quick = 0 ]; then
     bmutant script-in-dom chk_dom 's|&lt;/table&gt;&lt;script&gt;alert(1)&lt;/script&gt;|</table><script>void 0</script>|'
     bmutant filter-broken chk_filter 's/v===f||/v===f+1||/'
     bmutant blank-page chk_png 's|</style>|body{display:none}</style>|'
+    out=$cout
+    bmutant link-lands-nowhere chk_reqdom 's|href="#req-MPA-ENH-A-ECHO"|href="#req-MPA-NOWHERE"|'
+    bmutant coverage-after-tests chk_reqdom 's|<section id="coverage">|<section id="coverage2">|'
+    out=build/conform/report.html
 fi
 
 echo "html-test: $pass passed, $fail failed; the page: $out, its screenshot: $png"

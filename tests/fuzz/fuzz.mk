@@ -73,7 +73,8 @@ $(B)/fuzz/mkseeds: tests/fuzz/mkseeds.c $(CORPUS_HDRS) $(B)/libmpacorpus.a $(B)/
 
 # The seeds are rewritten whenever the generator (or the library) changes.
 $(B)/fuzz/seeds/.stamp: $(B)/fuzz/mkseeds $(wildcard captures/*.pcap captures/*.pcapng) \
-                        $(wildcard injector/scenarios/*.json tests/inject/bad/*.json) tests/conform/fixture/report.json
+                        $(wildcard injector/scenarios/*.json tests/inject/bad/*.json) tests/conform/fixture/report.json \
+                        tests/conform/fixture/conform-report.json
 	@rm -rf $(B)/fuzz/seeds
 	@$(B)/fuzz/mkseeds $(B)/fuzz/seeds
 	@mkdir -p $(B)/fuzz/seeds/fuzz_pcap
@@ -81,7 +82,8 @@ $(B)/fuzz/seeds/.stamp: $(B)/fuzz/mkseeds $(wildcard captures/*.pcap captures/*.
 	@mkdir -p $(B)/fuzz/seeds/fuzz_scen
 	@cp injector/scenarios/*.json tests/inject/bad/*.json $(B)/fuzz/seeds/fuzz_scen/ 2>/dev/null || true
 	@mkdir -p $(B)/fuzz/seeds/fuzz_html
-	@cp tests/conform/fixture/report.json $(B)/fuzz/seeds/fuzz_html/ 2>/dev/null || true
+	@cp tests/conform/fixture/report.json tests/conform/fixture/conform-report.json $(B)/fuzz/seeds/fuzz_html/ \
+	    2>/dev/null || true
 	@touch $@
 
 fuzz-seeds: $(B)/fuzz/seeds/.stamp
