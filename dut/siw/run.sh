@@ -190,12 +190,13 @@ caps_for() { # BUILD ROLE
 # BUILD in ROLE, on fresh guests (a new one after each kernel BUG or
 # hang); reports in RUNDIR/partN/, the tap's capture in RUNDIR.pcapng.
 run_set() {
-    local b=$1 r=$2 run=$3 part rc args bug culprit from after i seen hung n id w wl wtests
+    local b=$1 r=$2 run=$3 part rc unreachable args bug culprit from after i seen hung n id w wl wtests
     shift 3
     local todo=("$@") rest
     rm -rf "$run" "$run.pcapng"
     mkdir -p "$run"
     part=0
+    unreachable=0
     : > "$run/kernel-bugs.tsv"
     : > "$ctl/rping.log"
     while [ ${#todo[@]} -gt 0 ] && [ $part -lt 20 ]; do
@@ -223,7 +224,9 @@ run_set() {
             wait $!
             rc=$?
             set -e
-            [ $rc -le 2 ] || { echo "dut-siw: the warm-up ended with status $rc; see $run/warmup$part-$w.txt" >&2; exit 2; }
+            # 3: mpa-conform found the guest unreachable; the warm-up
+            # is there to absorb a guest that is slow to start
+            [ $rc -le 3 ] || { echo "dut-siw: the warm-up ended with status $rc; see $run/warmup$part-$w.txt" >&2; exit 2; }
         done
         echo "dut-siw: siw $b as $r, part $part: ${#todo[@]} tests"
         set +e
@@ -233,6 +236,15 @@ run_set() {
         rc=$?
         set -e
         tail -2 "$run/part$part.txt" | head -1
+        if [ $rc = 3 ]; then
+            # the guest did not answer mpa-conform's first test: a new
+            # guest, the same tests; twice in a row is the end
+            unreachable=$((unreachable + 1))
+            [ $unreachable -lt 2 ] || { echo "dut-siw: siw $b as $r did not answer on two fresh guests; see $run/part$part.txt" >&2; exit 2; }
+            echo "dut-siw: the guest did not answer the first test: booting a new one"
+            continue
+        fi
+        unreachable=0
         [ $rc -le 2 ] || { echo "dut-siw: mpa-conform ended with status $rc; see $run/part$part.txt" >&2; exit 2; }
         # a kernel BUG: the test marked before it caused it
         gc send dmesg || true
