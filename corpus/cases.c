@@ -1365,13 +1365,13 @@ static void case_fpd_framing_lost_mrk(cs_scen *s)
  * some spanning several markers, some far smaller than 512: 22 FPDUs
  * each way, every one entirely present.
  */
-static void qk_markers_traffic(cs_scen *s, int le, int nocrc)
+static void qk_markers_traffic(cs_scen *s, int le, int nocrc, unsigned off0, unsigned off1)
 {
     static const unsigned sz[20] = {40,  700, 120, 1500, 24, 480, 900, 64, 2000, 300,
                                     8,   1100, 505, 16,  760, 96, 1300, 200, 52, 620};
     cs_start_plain(s, 1, 1);
-    cs_quirk_markers(s, D0, le, nocrc, 0);
-    cs_quirk_markers(s, D1, le, nocrc, 0);
+    cs_quirk_markers(s, D0, le, nocrc, off0);
+    cs_quirk_markers(s, D1, le, nocrc, off1);
     for (unsigned i = 0; i < 20; i++) {
         cs_send(s, D0, i + 1, sz[i]);
         if (i % 3 == 1)
@@ -1389,9 +1389,19 @@ static void qk_markers_traffic(cs_scen *s, int le, int nocrc)
     cs_close_both(s);
 }
 
-static void case_qrk_mrk_order(cs_scen *s) { qk_markers_traffic(s, 1, 0); }
-static void case_qrk_mrk_drift(cs_scen *s) { qk_markers_traffic(s, 0, 1); }
-static void case_qrk_mrk_2008(cs_scen *s) { qk_markers_traffic(s, 1, 1); }
+static void case_qrk_mrk_order(cs_scen *s) { qk_markers_traffic(s, 1, 0, 0, 0); }
+static void case_qrk_mrk_drift(cs_scen *s) { qk_markers_traffic(s, 0, 1, 0, 0); }
+static void case_qrk_mrk_2008(cs_scen *s) { qk_markers_traffic(s, 1, 1, 0, 0); }
+
+/*
+ * A sender that counts its markers from the wrong octet: its grid is the
+ * RFC's, shifted.  One way the first marker falls inside the first FPDU
+ * (20 octets on), the other after the first FPDUs and their CRCs (300
+ * octets on, past a 40-octet FPDU and into a 700-octet one).
+ */
+static void case_qrk_mrk_offset(cs_scen *s) { qk_markers_traffic(s, 0, 0, 300, 20); }
+/* The 2008 stack's markers, counted from the wrong octet as well. */
+static void case_qrk_mrk_offset_2008(cs_scen *s) { qk_markers_traffic(s, 1, 1, 300, 20); }
 
 const cs_case cs_cases[] = {
     {"clean-plain", "clean plain (RFC 5044 7.1)", case_clean_plain, ""},
@@ -1548,6 +1558,11 @@ const cs_case cs_cases[] = {
      "MPA-QRK-MRK-GRID"},
     {"qrk-mrk-2008", "the 2008 software stack: FPDUPTR little-endian, grid drifting +4 per FPDU (RFC 5044 4.2, 4.3)",
      case_qrk_mrk_2008, "MPA-QRK-MRK-PTR-ORDER MPA-QRK-MRK-GRID"},
+    {"qrk-mrk-offset", "marker grid shifted: counted from the wrong octet (RFC 5044 4.3)", case_qrk_mrk_offset,
+     "MPA-QRK-MRK-GRID"},
+    {"qrk-mrk-offset-2008",
+     "the 2008 stack's markers counted from the wrong octet: little-endian, shifted, drifting (RFC 5044 4.2, 4.3)",
+     case_qrk_mrk_offset_2008, "MPA-QRK-MRK-PTR-ORDER MPA-QRK-MRK-GRID"},
 };
 
 const size_t cs_ncases = sizeof cs_cases / sizeof cs_cases[0];
@@ -1562,6 +1577,8 @@ static const struct {
     {"qrk-mrk-order", {22, 22}},
     {"qrk-mrk-drift", {22, 22}},
     {"qrk-mrk-2008", {22, 22}},
+    {"qrk-mrk-offset", {22, 22}},
+    {"qrk-mrk-offset-2008", {22, 22}},
 };
 
 int cs_case_fpdus(const char *slug, unsigned n[2])

@@ -1656,7 +1656,8 @@ static void fpdu_begins(S *s, int dir)
         finding(s, dir, d->off, MPA_F_TRM_LAST, "octets follow this side's TERMINATE");
     }
     if (d->nfpdu == 0 && dir != s->init_dir && s->init_dir >= 0 && !s->resp_fpdu_done && !s->midstream &&
-        !s->startup_lost && s->d[s->init_dir].nfpdu == 0) {
+        !s->startup_lost && s->d[s->init_dir].nfpdu == 0 &&
+        !(s->d[s->init_dir].mk.state == MK_OPEN && s->d[s->init_dir].mk.fpdu_ok)) {
         s->resp_fpdu_done = 1;
         if (!evidence_lost(s, dir, d->off, MPA_F_STA_RESP_FPDU_WAIT, s->init_dir, UINT64_MAX))
             finding(s, dir, d->off, MPA_F_STA_RESP_FPDU_WAIT,
@@ -1692,6 +1693,25 @@ static int shadow_done(S *s, int dir)
 
 static void seg_begin(S *s, int dir);
 
+/* MPA-QRK-MRK-GRID, said once per direction (mkmodel.h): how the grid
+ * departs from RFC 5044 4.3 for the reading now in force. */
+static void mk_grid_said(S *s, int dir, uint64_t at)
+{
+    const dirst *d = &s->d[dir];
+    int nocrc = d->rx.markers && d->rx.mk_nocrc;
+    uint32_t shift = mk_shift(&d->mk, nocrc);
+    if (shift && nocrc)
+        finding(s, dir, at, MPA_F_QRK_MRK_GRID,
+                "grid shifted %u octets after the start of FPDU mode, and drifts +4 octets per FPDU (CRC not "
+                "counted)",
+                (unsigned)shift);
+    else if (shift)
+        finding(s, dir, at, MPA_F_QRK_MRK_GRID, "grid shifted %u octets after the start of FPDU mode",
+                (unsigned)shift);
+    else
+        finding(s, dir, at, MPA_F_QRK_MRK_GRID, "grid drifts +4 octets per FPDU (CRC not counted)");
+}
+
 /* A window of the marker models is decided (mkmodel.h): say once what
  * the sender does differently, then decode the window's octets with the
  * model chosen, the TCP segment starts seen in it in their places (they
@@ -1709,14 +1729,13 @@ static void mk_replay(S *s, int dir)
     uint64_t at = d->off;
     if (m->alive & (1u << m->chosen))
         at += (uint32_t)(m->first_mk[m->chosen] - m->base_pos);
-    const mk_model *md = &mk_models[m->chosen];
     int told = mk_apply(m, &d->rx);
     if (told & 1)
         finding(s, dir, at, MPA_F_QRK_MRK_PTR_ORDER, "%s",
-                md->order == MK_ORDER_LE16 ? "FPDUPTR little-endian"
-                                           : "marker word little-endian (FPDUPTR in octets 0-1)");
+                d->rx.mk_order == MK_ORDER_LE16 ? "FPDUPTR little-endian"
+                                                : "marker word little-endian (FPDUPTR in octets 0-1)");
     if (told & 2)
-        finding(s, dir, at, MPA_F_QRK_MRK_GRID, "grid drifts +4 octets per FPDU (CRC not counted)");
+        mk_grid_said(s, dir, at);
     uint32_t from = 0;
     for (unsigned k = 0; k <= nseg; k++) {
         uint32_t to = k < nseg ? seg[k] : nbuf;
@@ -1737,6 +1756,15 @@ static void mk_flush(S *s, int dir)
     mk_replay(s, dir);
 }
 
+/* A shifted grid found but not said yet, when no more windows come (the
+ * capture ended or lost octets). */
+static void mk_grid_flush(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    if (d->markers && mk_grid_pending(&d->mk))
+        mk_grid_said(s, dir, d->off);
+}
+
 static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
 {
     dirst *d = &s->d[dir];
@@ -1744,7 +1772,7 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
     while (i < len && d->mode == MPA_MODE_FPDU) {
         /* Where the RFC puts the second marker, the models part: hold
          * the octets until the model is known (mkmodel.h). */
-        if (d->markers && !d->probe && mk_due(&d->mk, &d->rx))
+        if (d->markers && !d->probe && mk_due(&d->mk, &d->rx, d->crc))
             mk_open(&d->mk, &d->rx, d->crc);
         if (d->mk.state == MK_OPEN) {
             int decided;
@@ -1773,7 +1801,12 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
                 if (sitem == RX_FPDU)
                     break;
             }
-            if (sitem == RX_FPDU) {
+            /* Both readings ended this FPDU at the same octet (a grid
+             * shifted past it, mkmodel.h): the shadow proves nothing. */
+            if (sitem == RX_FPDU && item == RX_FPDU && j == n && d->rx.crc_on &&
+                d->rx.f.crc_wire == d->rx.f.crc_calc)
+                d->sh_on = 0;
+            else if (sitem == RX_FPDU) {
                 /* Adopting the shadow drops the main parse's view of
                  * these octets: the adopted machine has read j of them. */
                 if (shadow_done(s, dir)) {
@@ -1994,7 +2027,7 @@ static void hunt_resume(S *s, int dir, const hunt_found *hf)
     else if (hf->rx.markers && !d->mk.grid_set && d->mk.state != MK_DONE)
         d->mk_unsure = 1;
     if (!at_base && mk_resumed(&d->mk, &hf->rx))
-        finding(s, dir, fstart, MPA_F_QRK_MRK_GRID, "grid drifts +4 octets per FPDU (CRC not counted)");
+        mk_grid_said(s, dir, fstart);
     set_mode_at(s, dir, fstart, MPA_MODE_FPDU, "resynchronised");
     if (again || nocrc) {
         uint8_t buf[HUNT_RING];
@@ -2315,6 +2348,7 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     if (d->mode == MPA_MODE_CLOSED)
         return;
     mk_flush(s, dir);
+    mk_grid_flush(s, dir);
     seg_settle(s, dir);
     const char *how = kind == MPA_END_RST ? "RST" : "FIN";
     midstream_note(s, dir);
@@ -2379,6 +2413,7 @@ void mpa_stream_finish(mpa_stream *st)
     for (int dir = 0; dir < 2; dir++) {
         dirst *d = &s->d[dir];
         mk_flush(s, dir);
+        mk_grid_flush(s, dir);
         seg_settle(s, dir);
         int partial = 1;
         if (d->mode == MPA_MODE_FPDU && d->probe)
