@@ -1395,13 +1395,12 @@ static void case_qrk_mrk_2008(cs_scen *s) { qk_markers_traffic(s, 1, 1, 0, 0); }
 
 /*
  * A sender that counts its markers from the wrong octet: its grid is the
- * RFC's, shifted.  One way the first marker falls inside the first FPDU
- * (20 octets on), the other after the first FPDUs and their CRCs (300
- * octets on, past a 40-octet FPDU and into a 700-octet one).
+ * RFC's, shifted, the first marker inside the first FPDU (a 40-octet
+ * FPDU one way, 20 octets on; a 1500-octet one the other, 300 on).
  */
-static void case_qrk_mrk_offset(cs_scen *s) { qk_markers_traffic(s, 0, 0, 300, 20); }
+static void case_qrk_mrk_offset(cs_scen *s) { qk_markers_traffic(s, 0, 0, 20, 300); }
 /* The 2008 stack's markers, counted from the wrong octet as well. */
-static void case_qrk_mrk_offset_2008(cs_scen *s) { qk_markers_traffic(s, 1, 1, 300, 20); }
+static void case_qrk_mrk_offset_2008(cs_scen *s) { qk_markers_traffic(s, 1, 1, 20, 300); }
 
 const cs_case cs_cases[] = {
     {"clean-plain", "clean plain (RFC 5044 7.1)", case_clean_plain, ""},

@@ -97,7 +97,7 @@ void mk_open(mkmodel *m, const fpdu_rx *rx, int judge_crc)
     m->base_pos = rx->pos;
     m->nbuf = 0;
     m->nseg = 0;
-    m->cand = m->proved = m->nspawn = m->fpdu_ok = 0;
+    m->cand = m->proved = m->nspawn = m->fpdu_ok = m->tol = m->sc_proved = 0;
     m->base_win = (uint8_t)(!m->based && rx->pos == rx->mbase && !rx->crc_octets);
     m->based = 1;
     m->sc_cur = m->sc_end = m->sc_crc = 0;
@@ -113,6 +113,8 @@ static void judge(mkmodel *m, int k, int item)
     uint8_t bit = (uint8_t)(1u << k);
     if (item == RX_MARKER) {
         if (c->mk.res_bad || c->mk.ptr_bad || c->mk.len_disagree || c->mk.same_bad) {
+            if (m->base_win && k == 0 && c->mk.pos == m->base_pos)
+                m->tol = 1;
             m->alive &= (uint8_t)~bit;
             return;
         }
@@ -150,6 +152,7 @@ static int word_is(const uint8_t *w, int order, uint32_t ptr)
 static void scan_step(mkmodel *m)
 {
     uint32_t t = m->nbuf - 1;
+    m->sc_proved = 0;
     if (m->sc_end && t == m->sc_end) { /* the next FPDU starts here */
         m->sc_crc = (uint16_t)(m->sc_crc + 4u);
         m->sc_cur = (uint16_t)t;
@@ -173,7 +176,7 @@ static void scan_step(mkmodel *m)
         const uint8_t *q = m->buf + m->sc_end - 4u;
         uint32_t wire = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
         if (mpa_crc32c_final(mpa_crc32c_update(MPA_CRC32C_INIT, m->buf + m->sc_cur, n)) == wire)
-            m->fpdu_ok = 1;
+            m->fpdu_ok = m->sc_proved = 1;
     }
 }
 
@@ -205,7 +208,7 @@ static void scan_octet(mkmodel *m)
             continue;
         if (m->nspawn >= MK_SPAWNS)
             return;
-        int k = 0;
+        int k = m->tol == 1; /* slot 0 is the RFC reading's, while it goes on */
         while (k < MK_NMODELS && (m->alive & (1u << k)))
             k++;
         if (k == MK_NMODELS)
@@ -261,7 +264,13 @@ static int decide(mkmodel *m, int force)
         m->chosen = (uint8_t)k;
         return 1;
     }
-    if (!force && m->base_win && (waiting || m->nbuf < MK_SCAN + 4))
+    /* The base window gives up on a shifted grid when the RFC reading,
+     * its first marker aside, proves an FPDU (a bad first marker), or
+     * the lengths alone prove one and no candidate marker came before
+     * its end (no markers, or a first marker past the first FPDU: not
+     * looked for, so that octets are not held for long). */
+    if (!force && m->base_win && m->tol != 2 && !(m->sc_proved && !waiting) &&
+        (waiting || m->nbuf < MK_SCAN + 4))
         return 0;
     m->alive = 0; /* none fits: the model in force stays, with its findings */
     return 1;
@@ -272,6 +281,7 @@ size_t mk_take(mkmodel *m, const uint8_t *p, size_t len, int *decided)
     *decided = 0;
     for (size_t j = 0; j < len; j++) {
         m->buf[m->nbuf++] = p[j];
+        int tol = m->tol == 1; /* (not the octet that began it) */
         if (m->base_win && m->nbuf <= MK_SCAN)
             scan_step(m);
         for (int k = 0; k < MK_NMODELS; k++) {
@@ -281,6 +291,12 @@ size_t mk_take(mkmodel *m, const uint8_t *p, size_t len, int *decided)
             rx_run(&m->c[k], p + j, 1, &item);
             if (item != RX_NONE)
                 judge(m, k, item);
+        }
+        if (tol) {
+            int item;
+            rx_run(&m->c[0], p + j, 1, &item);
+            if (item == RX_FPDU)
+                m->tol = m->c[0].f.crc_wire == m->c[0].f.crc_calc ? 2 : 0;
         }
         if (m->base_win && !(m->alive & ~m->cand))
             scan_octet(m);

@@ -68,6 +68,11 @@ typedef struct mkmodel {
     uint8_t nspawn;
     uint8_t fpdu_ok;    /* this window holds an FPDU that ends in a valid
                            CRC under some reading: the sender completed one */
+    uint8_t tol;        /* base window: the RFC reading, its bad first
+                           marker aside, goes on in slot 0 (1), and proved
+                           an FPDU (2) */
+    uint8_t sc_proved;  /* the scanner's FPDU ended in a valid CRC at the
+                           last octet */
     uint8_t good2;      /* bit k: model k read two good markers */
     uint16_t cj[MK_NMODELS], cc[MK_NMODELS]; /* its first marker's window
                            offset, and the CRC octets before it */
