@@ -24,6 +24,12 @@
  * model dies, the model in force stays and the usual findings say what
  * is wrong.  Fixed state, no allocation; every decision falls at a
  * fixed octet, so none depends on how the octets were split.
+ *
+ * One more window opens at the marker base itself (CRCs on): a sender
+ * that counts its markers from another octet puts no marker there, and
+ * its first marker is found inside the first FPDU as a word whose
+ * FPDUPTR points back to the FPDU's start and without which the FPDU
+ * ends in a valid CRC (mkmodel.c, docs/quirks.md).
  */
 #ifndef MPA_MKMODEL_H
 #define MPA_MKMODEL_H
