@@ -24,7 +24,7 @@ void mk_reset(mkmodel *m)
     m->allowed = (uint8_t)((1u << MK_NMODELS) - 1);
     m->order_set = m->grid_set = m->told_order = m->told_grid = 0;
     m->ntries = 0;
-    m->based = m->base_win = 0;
+    m->based = m->base_win = m->seek = 0;
     m->boff = m->gadj = 0;
 }
 
@@ -41,6 +41,7 @@ int mk_resumed(mkmodel *m, const fpdu_rx *rx)
         return told;
     m->state = MK_IDLE;
     m->grid_set = 1;
+    m->seek = 1; /* unless every model dies: then the phase is looked for */
     for (int j = 0; j < MK_NMODELS; j++)
         if (mk_models[j].nocrc != rx->mk_nocrc)
             m->allowed &= (uint8_t)~(1u << j);
@@ -101,10 +102,25 @@ void mk_open(mkmodel *m, const fpdu_rx *rx, int judge_crc)
     m->base_win = (uint8_t)(!m->based && rx->pos == rx->mbase && !rx->crc_octets);
     m->based = 1;
     m->sc_cur = m->sc_end = m->sc_crc = 0;
+    m->sc_part = m->sc_off = 0;
+    if (!m->base_win && rx->started) {
+        /* Mid-FPDU: the scanner knows where it ends, if its length is in. */
+        m->sc_part = 1;
+        m->sc_back = rx->pos - rx->start - (rx->leading_marker ? MPA_MARKER_LEN : 0u);
+        if (rx->phase == RX_LEN) {
+            m->sc_off = 1;
+        } else {
+            uint32_t rem = (rx->phase == RX_BODY ? (uint32_t)rx->ulpdu_len + rx->pad_len - rx->body_seen : 0u) +
+                           4u - rx->ncrc;
+            m->sc_end = (uint16_t)(rem < MK_SCAN + 4u ? rem : MK_SCAN + 4u);
+        }
+    }
     m->good2 = 0;
     for (int k = 0; k < MK_NMODELS; k++)
         if (m->allowed & (1u << k))
             model_of(m, &m->c[k], rx, &mk_models[k]);
+    if (m->seek && !(m->allowed & (1u << (MK_NMODELS - 1))))
+        m->c[MK_NMODELS - 1] = *rx;
 }
 
 static void judge(mkmodel *m, int k, int item)
@@ -153,16 +169,19 @@ static void scan_step(mkmodel *m)
 {
     uint32_t t = m->nbuf - 1;
     m->sc_proved = 0;
+    if (m->sc_off)
+        return;
     if (m->sc_end && t == m->sc_end) { /* the next FPDU starts here */
-        m->sc_crc = (uint16_t)(m->sc_crc + 4u);
+        m->sc_crc = (uint16_t)(m->sc_crc + (m->sc_part && m->sc_end < 4u ? m->sc_end : 4u));
         m->sc_cur = (uint16_t)t;
         m->sc_end = 0;
+        m->sc_part = 0;
     }
     uint32_t c = m->sc_crc;
     if (m->sc_end && t + 4u >= m->sc_end)
         c += t + 4u - m->sc_end; /* inside its CRC field */
     if (!(t & 3u)) {
-        m->sst = m->sc_cur;
+        m->sst = (uint16_t)(m->sc_part ? MK_NOSTART : m->sc_cur);
         m->scc = (uint16_t)c;
     }
     if (!m->sc_end && t == m->sc_cur + 1u) {
@@ -171,7 +190,7 @@ static void scan_step(mkmodel *m)
         m->sc_end = (uint16_t)(end < MK_SCAN + 4u ? end : MK_SCAN + 4u);
     }
     /* An FPDU that ends in its valid CRC: the sender completed one. */
-    if (m->sc_end && t + 1u == m->sc_end && m->judge_crc) {
+    if (m->sc_end && t + 1u == m->sc_end && m->judge_crc && !m->sc_part) {
         uint32_t n = m->sc_end - 4u - m->sc_cur;
         const uint8_t *q = m->buf + m->sc_end - 4u;
         uint32_t wire = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
@@ -197,8 +216,13 @@ static void scan_octet(mkmodel *m)
     uint32_t t = m->nbuf; /* the octet at window offset t-1 was just added */
     if (t < 8 || t - 4 >= MK_SCAN || ((t - 4) & 3u))
         return;
-    uint32_t j = t - 4;
-    uint32_t ptr = j - m->sst;
+    /* In the FPDU the window opened in, the machine in force as it was
+     * then is copied (a seek window keeps it in the last slot). */
+    int part = m->sst == MK_NOSTART;
+    if (part && !(m->seek && !(m->allowed & (1u << (MK_NMODELS - 1)))))
+        return;
+    uint32_t j = t - 4, s0 = part ? 0u : m->sst;
+    uint32_t ptr = part ? j + m->sc_back : j - s0;
     const uint8_t *w = m->buf + j;
     static const uint8_t orders[3] = {MK_ORDER_BE, MK_ORDER_LE16, MK_ORDER_LE32};
     for (int o = 0; o < 3; o++) {
@@ -209,14 +233,22 @@ static void scan_octet(mkmodel *m)
         if (m->nspawn >= MK_SPAWNS)
             return;
         int k = m->tol == 1; /* slot 0 is the RFC reading's, while it goes on */
-        while (k < MK_NMODELS && (m->alive & (1u << k)))
+        int last = MK_NMODELS - (m->seek && !(m->allowed & (1u << (MK_NMODELS - 1))));
+        while (k < last && (m->alive & (1u << k)))
             k++;
-        if (k == MK_NMODELS)
+        if (k >= last)
             return;
         m->nspawn++;
         uint8_t bit = (uint8_t)(1u << k);
         fpdu_rx *c = &m->c[k];
-        rx_init(c, 1, m->judge_crc, m->base_pos + j, m->base_pos);
+        if (part) {
+            *c = m->c[MK_NMODELS - 1];
+            c->mbase = m->base_pos + j;
+            c->mk_nocrc = 0;
+            c->mk_any = 0; /* markers it read before were not this grid's */
+        } else {
+            rx_init(c, 1, m->judge_crc, m->base_pos + j, m->base_pos + s0);
+        }
         c->mk_order = orders[o];
         m->cand |= bit;
         m->alive |= bit;
@@ -225,7 +257,7 @@ static void scan_octet(mkmodel *m)
         m->good2 &= (uint8_t)~bit;
         m->cj[k] = (uint16_t)j;
         m->cc[k] = m->scc;
-        size_t i = 0;
+        size_t i = s0;
         while (i < t && (m->alive & bit)) {
             int item;
             i += rx_run(c, m->buf + i, t - i, &item);
@@ -272,6 +304,8 @@ static int decide(mkmodel *m, int force)
     if (!force && m->base_win && m->tol != 2 && !(m->sc_proved && !waiting) &&
         (waiting || m->nbuf < MK_SCAN + 4))
         return 0;
+    if (!force && m->seek && (waiting || m->nbuf < MK_SCAN + 4))
+        return 0;
     m->alive = 0; /* none fits: the model in force stays, with its findings */
     return 1;
 }
@@ -282,7 +316,7 @@ size_t mk_take(mkmodel *m, const uint8_t *p, size_t len, int *decided)
     for (size_t j = 0; j < len; j++) {
         m->buf[m->nbuf++] = p[j];
         int tol = m->tol == 1; /* (not the octet that began it) */
-        if (m->base_win && m->nbuf <= MK_SCAN)
+        if ((m->base_win || m->seek) && m->nbuf <= MK_SCAN)
             scan_step(m);
         for (int k = 0; k < MK_NMODELS; k++) {
             if (!(m->alive & (1u << k)))
@@ -298,7 +332,7 @@ size_t mk_take(mkmodel *m, const uint8_t *p, size_t len, int *decided)
             if (item == RX_FPDU)
                 m->tol = m->c[0].f.crc_wire == m->c[0].f.crc_calc ? 2 : 0;
         }
-        if (m->base_win && !(m->alive & ~m->cand))
+        if ((m->base_win || m->seek) && !(m->alive & ~m->cand))
             scan_octet(m);
         if (decide(m, m->nbuf == MK_WIN)) {
             *decided = 1;
@@ -318,20 +352,32 @@ int mk_apply(mkmodel *m, fpdu_rx *rx)
     int base = m->base_win;
     m->base_win = 0;
     if (!m->alive) {
-        /* The base window found no shifted grid: the usual windows follow. */
-        m->state = base ? MK_IDLE : MK_DONE;
+        /* The base window found no shifted grid: the usual windows follow;
+         * a seek window tries again at the next marker position. */
+        m->state = base || (m->seek && ++m->ntries < MK_TRIES) ? MK_IDLE : MK_DONE;
         return 0;
     }
     int k = m->chosen;
     uint8_t bit = (uint8_t)(1u << k);
     if (m->cand & bit) {
-        /* A shifted grid: RFC byte order unless its first marker said
-         * otherwise; order and drift are worked out by later windows. */
+        /* A shifted grid (or, after a hunt, the grid's phase): RFC byte
+         * order unless its first marker said otherwise; order and drift
+         * are worked out by later windows (the two grids agree there). */
         rx->mbase = m->base_pos + m->cj[k];
         rx->mk_order = m->c[k].mk_order;
         rx->mk_nocrc = 0;
-        m->boff = m->cj[k];
-        m->gadj = m->cc[k];
+        if (base)
+            m->boff = m->cj[k];
+        m->gadj = rx->crc_octets + m->cc[k];
+        if (m->seek) {
+            m->seek = 0;
+            m->grid_set = 0;
+            m->allowed = (uint8_t)((1u << MK_NMODELS) - 1);
+            if (m->order_set)
+                for (int j = 0; j < MK_NMODELS; j++)
+                    if (mk_models[j].order != rx->mk_order)
+                        m->allowed &= (uint8_t)~(1u << j);
+        }
         m->chosen = (uint8_t)(rx->mk_order == MK_ORDER_LE16 ? 1 : rx->mk_order == MK_ORDER_LE32 ? 2 : 0);
         m->state = MK_IDLE;
         if (rx->mk_order != MK_ORDER_BE && !m->told_order) {
@@ -384,5 +430,7 @@ int mk_grid_pending(mkmodel *m)
 
 uint32_t mk_shift(const mkmodel *m, int nocrc)
 {
+    if (!m->boff)
+        return 0;
     return m->boff - (nocrc ? m->gadj : 0u);
 }

@@ -46,6 +46,7 @@
 #define MK_SCAN 1024u /* the base window looks for a shifted grid's first
                          marker this far (mkmodel.c) */
 #define MK_SPAWNS 16  /* shifted-grid candidates tried at most */
+#define MK_NOSTART 0xFFFFu
 
 enum { MK_IDLE = 0, MK_OPEN, MK_DONE };
 
@@ -79,6 +80,14 @@ typedef struct mkmodel {
                            an FPDU (2) */
     uint8_t sc_proved;  /* the scanner's FPDU ended in a valid CRC at the
                            last octet */
+    uint8_t seek;       /* resumed after a hunt with the form unsettled:
+                           a window where every model dies looks for the
+                           grid's phase as the base window does */
+    uint8_t sc_part, sc_off; /* the scanner's FPDU began before the window;
+                           the scanner is off (a length field cut in two) */
+    uint32_t sc_back;   /* then: octets from its ULPDU_Length to the
+                           window (slot MK_NMODELS-1 keeps the machine in
+                           force as the window opened) */
     uint8_t good2;      /* bit k: model k read two good markers */
     uint16_t cj[MK_NMODELS], cc[MK_NMODELS]; /* its first marker's window
                            offset, and the CRC octets before it */
@@ -90,8 +99,9 @@ typedef struct mkmodel {
      * the FPDU it is in starts at sc_cur and ends at sc_end (0: its
      * length is not in yet); sc_crc CRC octets came before sc_cur. */
     uint16_t sc_cur, sc_end, sc_crc;
-    uint16_t sst, scc;  /* its FPDU start and CRC octets at the last
-                           window offset that is a multiple of 4 */
+    uint16_t sst, scc;  /* its FPDU start (MK_NOSTART: before the window)
+                           and CRC octets at the last window offset that
+                           is a multiple of 4 */
     uint8_t alive, good, ord_ev, grid_ev; /* bit k: model k, this window */
     uint32_t first_mk[MK_NMODELS]; /* its first good marker in the window */
     uint32_t base_pos;  /* sequence number of the window's first octet
