@@ -117,8 +117,10 @@ typedef struct mkmodel {
 void mk_reset(mkmodel *m);
 
 /* Decoding resumed after a hunt: the grid's phase is not known any more
- * (a drifting grid's drift went on uncounted), so only the byte order is
- * still worked out, if it is not settled yet. */
+ * (a drifting grid's drift went on uncounted).  If the form is not
+ * settled, the windows go on with the hunt's grid; the first where every
+ * model dies looks for the phase from the octets as the base window does
+ * (m->seek), and both grids are tried again from the phase it finds. */
 int mk_resumed(mkmodel *m, const fpdu_rx *rx);
 /* (returns 1 when the resync found the grid drifting, not said before) */
 
