@@ -178,8 +178,8 @@ static void scan_step(mkmodel *m)
         m->sc_part = 0;
     }
     uint32_t c = m->sc_crc;
-    if (m->sc_end && t + 4u >= m->sc_end)
-        c += t + 4u - m->sc_end; /* inside its CRC field */
+    if (m->sc_end && t + 4u >= m->sc_end) /* inside its CRC field */
+        c += m->sc_end >= 4u ? t + 4u - m->sc_end : t;
     if (!(t & 3u)) {
         m->sst = (uint16_t)(m->sc_part ? MK_NOSTART : m->sc_cur);
         m->scc = (uint16_t)c;

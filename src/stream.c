@@ -1311,9 +1311,12 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
             d->doubt = 0;
     } else if (moff == d->mode_off) {
         if (rx->mk.reserved || rx->mk.fpduptr) {
-            finding(s, dir, moff, MPA_F_STA_FIRST_MARKER,
-                    "first FPDU-mode octets are %04x %04x, not the marker 0x00000000", rx->mk.reserved,
-                    rx->mk.fpduptr);
+            /* A hole forced the base window before a shifted grid could
+             * be proved (mkmodel.h): not judged. */
+            if (!(d->mk_unsure && evidence_lost(s, dir, moff, MPA_F_STA_FIRST_MARKER, dir, UINT64_MAX)))
+                finding(s, dir, moff, MPA_F_STA_FIRST_MARKER,
+                        "first FPDU-mode octets are %04x %04x, not the marker 0x00000000", rx->mk.reserved,
+                        rx->mk.fpduptr);
             d->doubt = 1; /* what follows is read on a framing in doubt */
             d->strikes = 0;
             d->doubt_off = moff;
