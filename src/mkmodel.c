@@ -98,7 +98,7 @@ void mk_open(mkmodel *m, const fpdu_rx *rx, int judge_crc)
     m->base_pos = rx->pos;
     m->nbuf = 0;
     m->nseg = 0;
-    m->cand = m->proved = m->nspawn = m->fpdu_ok = m->tol = m->sc_proved = 0;
+    m->cand = m->proved = m->nspawn = m->tol = m->sc_proved = 0;
     m->base_win = (uint8_t)(!m->based && rx->pos == rx->mbase && !rx->crc_octets);
     m->based = 1;
     m->sc_cur = m->sc_end = m->sc_crc = 0;
@@ -145,11 +145,8 @@ static void judge(mkmodel *m, int k, int item)
             m->grid_ev |= bit;
     } else if (item == RX_FPDU && m->judge_crc && c->f.crc_wire != c->f.crc_calc) {
         m->alive &= (uint8_t)~bit;
-    } else if (item == RX_FPDU) {
-        if (m->judge_crc)
-            m->fpdu_ok = 1;
-        if (m->good & bit)
-            m->proved |= bit; /* a valid CRC after its marker */
+    } else if (item == RX_FPDU && (m->good & bit)) {
+        m->proved |= bit; /* a valid CRC after its marker */
     }
 }
 
@@ -189,13 +186,13 @@ static void scan_step(mkmodel *m)
         uint32_t end = m->sc_cur + 2u + len + ((4u - ((2u + len) & 3u)) & 3u) + 4u;
         m->sc_end = (uint16_t)(end < MK_SCAN + 4u ? end : MK_SCAN + 4u);
     }
-    /* An FPDU that ends in its valid CRC: the sender completed one. */
+    /* An FPDU that ends in its valid CRC, by its lengths alone. */
     if (m->sc_end && t + 1u == m->sc_end && m->judge_crc && !m->sc_part) {
         uint32_t n = m->sc_end - 4u - m->sc_cur;
         const uint8_t *q = m->buf + m->sc_end - 4u;
         uint32_t wire = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
         if (mpa_crc32c_final(mpa_crc32c_update(MPA_CRC32C_INIT, m->buf + m->sc_cur, n)) == wire)
-            m->fpdu_ok = m->sc_proved = 1;
+            m->sc_proved = 1;
     }
 }
 

@@ -73,8 +73,6 @@ typedef struct mkmodel {
     uint8_t cand;       /* bit k: slot k holds a shifted-grid candidate */
     uint8_t proved;     /* bit k: a CRC'd FPDU came after its marker */
     uint8_t nspawn;
-    uint8_t fpdu_ok;    /* this window holds an FPDU that ends in a valid
-                           CRC under some reading: the sender completed one */
     uint8_t tol;        /* base window: the RFC reading, its bad first
                            marker aside, goes on in slot 0 (1), and proved
                            an FPDU (2) */

@@ -1659,8 +1659,7 @@ static void fpdu_begins(S *s, int dir)
         finding(s, dir, d->off, MPA_F_TRM_LAST, "octets follow this side's TERMINATE");
     }
     if (d->nfpdu == 0 && dir != s->init_dir && s->init_dir >= 0 && !s->resp_fpdu_done && !s->midstream &&
-        !s->startup_lost && s->d[s->init_dir].nfpdu == 0 &&
-        !(s->d[s->init_dir].mk.state == MK_OPEN && s->d[s->init_dir].mk.fpdu_ok)) {
+        !s->startup_lost && s->d[s->init_dir].nfpdu == 0) {
         s->resp_fpdu_done = 1;
         if (!evidence_lost(s, dir, d->off, MPA_F_STA_RESP_FPDU_WAIT, s->init_dir, UINT64_MAX))
             finding(s, dir, d->off, MPA_F_STA_RESP_FPDU_WAIT,
@@ -1804,12 +1803,7 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
                 if (sitem == RX_FPDU)
                     break;
             }
-            /* Both readings ended this FPDU at the same octet (a grid
-             * shifted past it, mkmodel.h): the shadow proves nothing. */
-            if (sitem == RX_FPDU && item == RX_FPDU && j == n && d->rx.crc_on &&
-                d->rx.f.crc_wire == d->rx.f.crc_calc)
-                d->sh_on = 0;
-            else if (sitem == RX_FPDU) {
+            if (sitem == RX_FPDU) {
                 /* Adopting the shadow drops the main parse's view of
                  * these octets: the adopted machine has read j of them. */
                 if (shadow_done(s, dir)) {
