@@ -206,7 +206,9 @@ static void scan_step(mkmodel *m)
  * machine reading a grid based there is started in a free slot and the
  * window's octets replayed into it.  It is proved by a valid CRC after
  * that marker (the marker's 4 octets are what make the FPDU end where
- * its CRC is).  Bounded: MK_SCAN octets, MK_SPAWNS candidates.
+ * its CRC is).  Bounded: MK_SCAN octets, MK_SPAWNS candidates.  A seek
+ * window (after a hunt, mk_resumed) does the same to find the grid's
+ * phase, the FPDU it opened in included.
  */
 static void scan_octet(mkmodel *m)
 {
@@ -266,10 +268,9 @@ static void scan_octet(mkmodel *m)
 
 /* The first model alive, once it read a good marker.  Forced (the
  * window is full, a hole, the end), the first alive that read one; a
- * model that read no marker at all proves nothing.  A shifted-grid
- * candidate (base window) needs a valid CRC after its marker, or,
- * forced, two good markers; while one may still come, the base window
- * waits. */
+ * model that read no marker at all proves nothing.  A candidate grid
+ * (base or seek window) needs a valid CRC after its marker, or, forced,
+ * two good markers; while one may still come, the window waits. */
 static int decide(mkmodel *m, int force)
 {
     int waiting = 0;
