@@ -1367,19 +1367,32 @@ static void case_fpd_framing_lost_mrk(cs_scen *s)
  * some spanning several markers, some far smaller than 512: 22 FPDUs
  * each way, every one entirely present.
  */
-static void qk_markers_traffic(cs_scen *s, int le, int nocrc)
+static void qk_markers_traffic_h(cs_scen *s, int le, int nocrc, unsigned off0, unsigned off1, int lose);
+
+static void qk_markers_traffic(cs_scen *s, int le, int nocrc, unsigned off0, unsigned off1)
+{
+    qk_markers_traffic_h(s, le, nocrc, off0, off1, -1);
+}
+
+/* The same, the capture losing each direction's FPDU number `lose` (from
+ * 0; -1: none). */
+static void qk_markers_traffic_h(cs_scen *s, int le, int nocrc, unsigned off0, unsigned off1, int lose)
 {
     static const unsigned sz[20] = {40,  700, 120, 1500, 24, 480, 900, 64, 2000, 300,
                                     8,   1100, 505, 16,  760, 96, 1300, 200, 52, 620};
     cs_start_plain(s, 1, 1);
-    cs_quirk_markers(s, D0, le, nocrc, 0);
-    cs_quirk_markers(s, D1, le, nocrc, 0);
+    cs_quirk_markers(s, D0, le, nocrc, off0);
+    cs_quirk_markers(s, D1, le, nocrc, off1);
     for (unsigned i = 0; i < 20; i++) {
         cs_send(s, D0, i + 1, sz[i]);
+        if ((int)i == lose)
+            cs_lose_last(s);
         if (i % 3 == 1)
             cs_write(s, D1, sz[(i + 7) % 20]);
         else
             cs_send(s, D1, i + 1, sz[(i + 3) % 20]);
+        if ((int)i == lose)
+            cs_lose_last(s);
     }
     size_t n = cs_ul_read_req(g_ul, sizeof g_ul, 1, 1800);
     cs_fpdu(s, D0, g_ul, n);
@@ -1391,9 +1404,25 @@ static void qk_markers_traffic(cs_scen *s, int le, int nocrc)
     cs_close_both(s);
 }
 
-static void case_qrk_mrk_order(cs_scen *s) { qk_markers_traffic(s, 1, 0); }
-static void case_qrk_mrk_drift(cs_scen *s) { qk_markers_traffic(s, 0, 1); }
-static void case_qrk_mrk_2008(cs_scen *s) { qk_markers_traffic(s, 1, 1); }
+static void case_qrk_mrk_order(cs_scen *s) { qk_markers_traffic(s, 1, 0, 0, 0); }
+static void case_qrk_mrk_drift(cs_scen *s) { qk_markers_traffic(s, 0, 1, 0, 0); }
+static void case_qrk_mrk_2008(cs_scen *s) { qk_markers_traffic(s, 1, 1, 0, 0); }
+
+/*
+ * A sender that counts its markers from the wrong octet: its grid is the
+ * RFC's, shifted, the first marker inside the first FPDU (a 40-octet
+ * FPDU one way, 20 octets on; a 1500-octet one the other, 300 on).
+ */
+static void case_qrk_mrk_offset(cs_scen *s) { qk_markers_traffic(s, 0, 0, 20, 300); }
+/* The 2008 stack's markers, counted from the wrong octet as well. */
+static void case_qrk_mrk_offset_2008(cs_scen *s) { qk_markers_traffic(s, 1, 1, 20, 300); }
+
+/*
+ * The 2008 stack with each direction's second FPDU lost by the capture:
+ * the hole comes before the markers' form is settled (the Initiator's
+ * byte order and grid, the Responder's grid).
+ */
+static void case_qrk_mrk_drift_hole(cs_scen *s) { qk_markers_traffic_h(s, 1, 1, 0, 0, 1); }
 
 const cs_case cs_cases[] = {
     {"clean-plain", "clean plain (RFC 5044 7.1)", case_clean_plain, ""},
@@ -1550,6 +1579,14 @@ const cs_case cs_cases[] = {
      "MPA-QRK-MRK-GRID"},
     {"qrk-mrk-2008", "the 2008 software stack: FPDUPTR little-endian, grid drifting +4 per FPDU (RFC 5044 4.2, 4.3)",
      case_qrk_mrk_2008, "MPA-QRK-MRK-PTR-ORDER MPA-QRK-MRK-GRID"},
+    {"qrk-mrk-offset", "marker grid shifted: counted from the wrong octet (RFC 5044 4.3)", case_qrk_mrk_offset,
+     "MPA-QRK-MRK-GRID"},
+    {"qrk-mrk-offset-2008",
+     "the 2008 stack's markers counted from the wrong octet: little-endian, shifted, drifting (RFC 5044 4.2, 4.3)",
+     case_qrk_mrk_offset_2008, "MPA-QRK-MRK-PTR-ORDER MPA-QRK-MRK-GRID"},
+    {"qrk-mrk-drift-hole",
+     "the 2008 stack's markers, the capture losing an FPDU each way before their form was settled (RFC 5044 4.2, 4.3)",
+     case_qrk_mrk_drift_hole, "MPA-QRK-MRK-PTR-ORDER MPA-QRK-MRK-GRID MPA-CAP-HOLE MPA-CAP-RESYNC"},
 };
 
 const size_t cs_ncases = sizeof cs_cases / sizeof cs_cases[0];
@@ -1567,6 +1604,9 @@ static const struct {
     {"qrk-mrk-order", {22, 22}},
     {"qrk-mrk-drift", {22, 22}},
     {"qrk-mrk-2008", {22, 22}},
+    {"qrk-mrk-offset", {22, 22}},
+    {"qrk-mrk-offset-2008", {22, 22}},
+    {"qrk-mrk-drift-hole", {21, 21}},  /* 22 each way, one lost each way */
 };
 
 int cs_case_fpdus(const char *slug, unsigned n[2])

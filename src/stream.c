@@ -1323,9 +1323,12 @@ static void on_marker(S *s, int dir, const fpdu_rx *rx)
             d->doubt = 0;
     } else if (moff == d->mode_off) {
         if (rx->mk.reserved || rx->mk.fpduptr) {
-            finding(s, dir, moff, MPA_F_STA_FIRST_MARKER,
-                    "first FPDU-mode octets are %04x %04x, not the marker 0x00000000", rx->mk.reserved,
-                    rx->mk.fpduptr);
+            /* A hole forced the base window before a shifted grid could
+             * be proved (mkmodel.h): not judged. */
+            if (!(d->mk_unsure && evidence_lost(s, dir, moff, MPA_F_STA_FIRST_MARKER, dir, UINT64_MAX)))
+                finding(s, dir, moff, MPA_F_STA_FIRST_MARKER,
+                        "first FPDU-mode octets are %04x %04x, not the marker 0x00000000", rx->mk.reserved,
+                        rx->mk.fpduptr);
             d->doubt = 1; /* what follows is read on a framing in doubt */
             d->strikes = 0;
             d->doubt_off = moff;
@@ -1907,6 +1910,25 @@ static int shadow_done(S *s, int dir)
 
 static void seg_begin(S *s, int dir);
 
+/* MPA-QRK-MRK-GRID, said once per direction (mkmodel.h): how the grid
+ * departs from RFC 5044 4.3 for the reading now in force. */
+static void mk_grid_said(S *s, int dir, uint64_t at)
+{
+    const dirst *d = &s->d[dir];
+    int nocrc = d->rx.markers && d->rx.mk_nocrc;
+    uint32_t shift = mk_shift(&d->mk, nocrc);
+    if (shift && nocrc)
+        finding(s, dir, at, MPA_F_QRK_MRK_GRID,
+                "grid shifted %u octets after the start of FPDU mode, and drifts +4 octets per FPDU (CRC not "
+                "counted)",
+                (unsigned)shift);
+    else if (shift)
+        finding(s, dir, at, MPA_F_QRK_MRK_GRID, "grid shifted %u octets after the start of FPDU mode",
+                (unsigned)shift);
+    else
+        finding(s, dir, at, MPA_F_QRK_MRK_GRID, "grid drifts +4 octets per FPDU (CRC not counted)");
+}
+
 /* A window of the marker models is decided (mkmodel.h): say once what
  * the sender does differently, then decode the window's octets with the
  * model chosen, the TCP segment starts seen in it in their places (they
@@ -1924,14 +1946,13 @@ static void mk_replay(S *s, int dir)
     uint64_t at = d->off;
     if (m->alive & (1u << m->chosen))
         at += (uint32_t)(m->first_mk[m->chosen] - m->base_pos);
-    const mk_model *md = &mk_models[m->chosen];
     int told = mk_apply(m, &d->rx);
     if (told & 1)
         finding(s, dir, at, MPA_F_QRK_MRK_PTR_ORDER, "%s",
-                md->order == MK_ORDER_LE16 ? "FPDUPTR little-endian"
-                                           : "marker word little-endian (FPDUPTR in octets 0-1)");
+                d->rx.mk_order == MK_ORDER_LE16 ? "FPDUPTR little-endian"
+                                                : "marker word little-endian (FPDUPTR in octets 0-1)");
     if (told & 2)
-        finding(s, dir, at, MPA_F_QRK_MRK_GRID, "grid drifts +4 octets per FPDU (CRC not counted)");
+        mk_grid_said(s, dir, at);
     uint32_t from = 0;
     for (unsigned k = 0; k <= nseg; k++) {
         uint32_t to = k < nseg ? seg[k] : nbuf;
@@ -1968,6 +1989,15 @@ static void inner_due(S *s, int dir)
     inner_replay(s, dir, inner);
 }
 
+/* A shifted grid found but not said yet, when no more windows come (the
+ * capture ended or lost octets). */
+static void mk_grid_flush(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    if (d->markers && mk_grid_pending(&d->mk))
+        mk_grid_said(s, dir, d->off);
+}
+
 static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
 {
     dirst *d = &s->d[dir];
@@ -1975,7 +2005,7 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
     while (i < len && d->mode == MPA_MODE_FPDU) {
         /* Where the RFC puts the second marker, the models part: hold
          * the octets until the model is known (mkmodel.h). */
-        if (d->markers && !d->probe && mk_due(&d->mk, &d->rx))
+        if (d->markers && !d->probe && mk_due(&d->mk, &d->rx, d->crc))
             mk_open(&d->mk, &d->rx, d->crc);
         if (d->mk.state == MK_OPEN) {
             int decided;
@@ -2238,7 +2268,7 @@ static void hunt_resume(S *s, int dir, const hunt_found *hf)
     else if (hf->rx.markers && !d->mk.grid_set && d->mk.state != MK_DONE)
         d->mk_unsure = 1;
     if (!at_base && mk_resumed(&d->mk, &hf->rx))
-        finding(s, dir, fstart, MPA_F_QRK_MRK_GRID, "grid drifts +4 octets per FPDU (CRC not counted)");
+        mk_grid_said(s, dir, fstart);
     set_mode_at(s, dir, fstart, MPA_MODE_FPDU, "resynchronised");
     if (again || nocrc) {
         uint8_t buf[HUNT_RING];
@@ -2561,6 +2591,7 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     if (d->mode == MPA_MODE_CLOSED)
         return;
     mk_flush(s, dir);
+    mk_grid_flush(s, dir);
     seg_settle(s, dir);
     const char *how = kind == MPA_END_RST ? "RST" : "FIN";
     midstream_note(s, dir);
@@ -2625,6 +2656,7 @@ void mpa_stream_finish(mpa_stream *st)
     for (int dir = 0; dir < 2; dir++) {
         dirst *d = &s->d[dir];
         mk_flush(s, dir);
+        mk_grid_flush(s, dir);
         seg_settle(s, dir);
         int partial = 1;
         if (d->mode == MPA_MODE_FPDU && d->probe)

@@ -138,8 +138,9 @@ static void test_bounded(void)
 {
     /* 2 x (startup, two receive machines, the hunting ring and its
      * candidates, the marker models and their window, the octets kept
-     * while the framing is in doubt): about 20 KiB. */
-    T_CHECK(mpa_stream_size() <= 24576, "mpa_stream is %zu octets", mpa_stream_size());
+     * while the framing is in doubt, the octets a corrupted length may
+     * have swallowed): about 24 KiB, bounded at 25 KiB. */
+    T_CHECK(mpa_stream_size() <= 25600, "mpa_stream is %zu octets", mpa_stream_size());
 }
 
 /* The log of catalogue scenario slug, run whole (the caller frees it). */
