@@ -1352,6 +1352,32 @@ static void case_fpd_framing_lost_mrk(cs_scen *s)
     cs_close_both(s);
 }
 
+/*
+ * A ULPDU_Length corrupted downwards (RFC 5044 4.1, 6): the Send of 300
+ * octets claims 40 octets less, so the receiver's FPDU ends early, the
+ * CRC it reads there is payload, and the next "ULPDU_Length" is payload
+ * too (here 0x9aa1: longer than all that follows).  The FPDUs after the
+ * true end are entirely present and must be found again: 15 FPDUs from
+ * d0, the short one as its length reads.  m: markers both ways; crc: C
+ * in both frames (0: CRCs off, nothing proves an FPDU but its header and
+ * the lengths that chain).
+ */
+static void len_down(cs_scen *s, int m, int crc)
+{
+    cs_start_enh(s, cs_req(m, crc), cs_rep(m, crc));
+    for (unsigned i = 0; i < 4; i++)
+        cs_send(s, D0, i + 1, 100 + 40 * i);
+    mpa_fpdu_faults f = no_faults();
+    f.len_override = 300 + 18 - 40;
+    fpdu_faulty(s, D0, 300, f);
+    for (unsigned i = 0; i < 10; i++)
+        cs_send(s, D0, i + 6, 60 + 25 * i);
+    cs_close_both(s);
+}
+
+static void case_fpd_len_down(cs_scen *s) { len_down(s, 0, 1); }
+static void case_fpd_len_down_mrk(cs_scen *s) { len_down(s, 1, 1); }
+
 /* ---- quirks: markers (docs/quirks.md) ---------------------------------- */
 
 /*
@@ -1543,6 +1569,10 @@ const cs_case cs_cases[] = {
      case_fpd_framing_lost, "MPA-CRC-VALID MPA-FPD-FRAMING-LOST"},
     {"fpd-framing-lost-mrk", "one wrong ULPDU_Length with markers (RFC 5044 4.3, 6, 8)", case_fpd_framing_lost_mrk,
      "MPA-MRK-LEN-AGREE MPA-MRK-SAME-FPDU MPA-FPD-FRAMING-LOST"},
+    {"fpd-len-down", "a ULPDU_Length 40 too short: framing lost once, found again (RFC 5044 4.4, 6, 8)",
+     case_fpd_len_down, "MPA-CRC-VALID MPA-FPD-FRAMING-LOST"},
+    {"fpd-len-down-mrk", "a ULPDU_Length 40 too short, markers (RFC 5044 4.3, 4.4, 6, 8)", case_fpd_len_down_mrk,
+     "MPA-CRC-VALID MPA-FPD-FRAMING-LOST"},
     /* quirks: markers */
     {"qrk-mrk-order", "markers with FPDUPTR little-endian (RFC 5044 4.2)", case_qrk_mrk_order,
      "MPA-QRK-MRK-PTR-ORDER"},
@@ -1564,6 +1594,9 @@ static const struct {
     /* 15 from d0, the one with the wrong length included; d1 sends none */
     {"fpd-framing-lost", {15, 0}},
     {"fpd-framing-lost-mrk", {15, 0}},
+    /* 15 from d0, the short one included (as its length reads) */
+    {"fpd-len-down", {15, 0}},
+    {"fpd-len-down-mrk", {15, 0}},
     {"qrk-mrk-order", {22, 22}},
     {"qrk-mrk-drift", {22, 22}},
     {"qrk-mrk-2008", {22, 22}},

@@ -114,6 +114,12 @@ typedef struct dirst {
     uint8_t mk_unsure;    /* a hole came before the marker form was settled:
                              marker rules rest on lost octets */
     uint8_t h_lost;       /* hunting because the framing was lost */
+    /* In doubt after a bad CRC, the hunt (h) reads every octet after the
+     * bad FPDU alongside the lengths (along_start): past a ULPDU_Length
+     * corrupted downwards the next length is payload, perhaps longer
+     * than all that follows; an FPDU the hunt proves ends the wait
+     * (along_won). */
+    uint8_t along;
     /* The octets read since the first bad CRC of the doubt: if the next
      * FPDU fails too, the hunt reads them again (FPDUs whose start a
      * wrong length hid are found there). */
@@ -1641,6 +1647,30 @@ static void crc_finding(S *s, int dir, uint64_t foff, const fpdu_rx *rx)
                 rx->f.crc_wire, rx->f.crc_calc);
 }
 
+/*
+ * A bad CRC put the framing in doubt (RFC 5044 4.4, 6): the lengths may
+ * be wrong.  Past a ULPDU_Length corrupted downwards the next length is
+ * payload, perhaps longer than all the sender still sends; waiting for
+ * it would lose every later FPDU.  So from the end of the bad FPDU the
+ * hunt reads the same octets alongside (hunt.h: CRCs on, the marker
+ * phase known, its ring the history ring): if it proves an FPDU before
+ * the lengths lead to a valid CRC, the framing was lost and decoding
+ * resumes there (along_won).  Only with CRCs in force: nothing else
+ * proves an FPDU against the lengths.
+ */
+static void along_start(S *s, int dir, const fpdu_rx *rx)
+{
+    dirst *d = &s->d[dir];
+    d->along = 0;
+    if (!d->crc || d->probe || d->sh_on || d->mode != MPA_MODE_FPDU)
+        return;
+    hunt_start(&d->h, d->markers ? MPA_TRI_ON : MPA_TRI_OFF, MPA_TRI_ON, 1, rx->f.mbase);
+    d->h.mk_order = rx->mk_order;
+    d->h.mk_nocrc = rx->mk_nocrc;
+    d->along = 1;
+    (void)s;
+}
+
 static int framing_doubt(S *s, int dir, uint64_t foff, const fpdu_rx *rx, int bad)
 {
     dirst *d = &s->d[dir];
@@ -1663,6 +1693,7 @@ static int framing_doubt(S *s, int dir, uint64_t foff, const fpdu_rx *rx, int ba
         d->dbuf_off = d->off;
         d->doubt_fpdu = foff;
         d->inner_due = inner_next(s, dir, foff, d->off, rx);
+        along_start(s, dir, rx);
     }
     if (!d->doubt) {
         d->doubt = 1;
@@ -1952,6 +1983,31 @@ static void mk_flush(S *s, int dir)
     mk_replay(s, dir);
 }
 
+static void hunt_resume(S *s, int dir, const hunt_found *hf);
+
+/* The hunt read alongside the doubt proved an FPDU (along_start) that
+ * the lengths did not reach: one finding says where the lengths stopped
+ * being confirmed, the octets from the bad FPDU's end to the proved
+ * FPDU are skipped, and decoding resumes there (hunt_resume), as when a
+ * second bad CRC loses the framing. */
+static void along_won(S *s, int dir, const hunt_found *hf)
+{
+    dirst *d = &s->d[dir];
+    d->along = 0;
+    if (!d->mk_unsure || !evidence_lost(s, dir, d->doubt_off, MPA_F_FPD_FRAMING_LOST, dir, UINT64_MAX))
+        finding(s, dir, d->doubt_off, MPA_F_FPD_FRAMING_LOST, "lengths not confirmed from offset %llu",
+                (unsigned long long)d->doubt_off);
+    d->doubt = d->strikes = d->doubt_mk = 0;
+    d->dbuf_on = 0;
+    d->inner_due = 0;
+    seg_drop(d);
+    mark_unjudged(s, dir);
+    d->h_off = d->h_from = d->dbuf_off;
+    d->h_lost = 1; /* the resync is counted, and shown as a mode change */
+    set_mode_at(s, dir, d->dbuf_off, MPA_MODE_HUNT, "framing lost");
+    hunt_resume(s, dir, hf);
+}
+
 /* The octet inner_next named is in: FPDUs from a start inside the bad
  * FPDU that all end in valid CRCs win (the FPDU being read from the
  * bad FPDU's end is dropped, its octets read again); else look again
@@ -1994,6 +2050,26 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
             lim = (size_t)(d->inner_due - d->off);
         size_t n = rx_run(&d->rx, p + i, lim, &item);
         hist_put(d, d->off, p + i, n);
+        /* The hunt alongside a doubt reads the same octets; a proof
+         * before the item the lengths complete here wins at once. */
+        hunt_found hf;
+        int won = 0;
+        if (d->along && !(d->doubt && d->dbuf_on && !d->sh_on && !d->replay_to))
+            d->along = 0;
+        if (d->along) {
+            d->h.mk_order = d->rx.mk_order;
+            won = hunt_feed(&d->h, s->cfg.isn[dir], d->off, p + i, n, &hf);
+            if (won && hf.used < n) {
+                /* The octets after the proof are read again from there. */
+                uint32_t back = (uint32_t)(n - hf.used);
+                d->hist_end -= back;
+                d->hist_n = d->hist_n > back ? d->hist_n - back : 0;
+                d->off += hf.used;
+                i += hf.used;
+                along_won(s, dir, &hf);
+                continue;
+            }
+        }
         if (d->dbuf_on && !d->dbuf_full) {
             if (d->dbuf_n + n <= DOUBT_BUF) {
                 memcpy(d->dbuf + d->dbuf_n, p + i, n);
@@ -2037,6 +2113,12 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
             else
                 d->inner_due = 0;
         }
+        /* The hunt proved an FPDU ending where the lengths completed an
+         * item: that item came first, and may have settled the doubt. */
+        if (won && d->along && d->doubt && d->dbuf_on && d->mode == MPA_MODE_FPDU)
+            along_won(s, dir, &hf);
+        else if (won)
+            d->along = 0;
     }
     return i;
 }
@@ -2092,6 +2174,7 @@ static void hunt_enter(S *s, int dir, uint8_t markers, uint8_t crc, int mbase_kn
 {
     dirst *d = &s->d[dir];
     hunt_start(&d->h, markers, crc, mbase_known, mbase);
+    d->along = 0;
     mark_unjudged(s, dir);
     d->h_off = d->off;
     d->h_from = d->off;
