@@ -1653,7 +1653,8 @@ static void crc_finding(S *s, int dir, uint64_t foff, const fpdu_rx *rx)
  * payload, perhaps longer than all the sender still sends; waiting for
  * it would lose every later FPDU.  So from the end of the bad FPDU the
  * hunt reads the same octets alongside (hunt.h: CRCs on, the marker
- * phase known, its ring the history ring): if it proves an FPDU before
+ * phase known; its ring is the history ring, so nothing more is kept):
+ * if it proves an FPDU before
  * the lengths lead to a valid CRC, the framing was lost and decoding
  * resumes there (along_won).  Only with CRCs in force: nothing else
  * proves an FPDU against the lengths.
@@ -1668,7 +1669,6 @@ static void along_start(S *s, int dir, const fpdu_rx *rx)
     d->h.mk_order = rx->mk_order;
     d->h.mk_nocrc = rx->mk_nocrc;
     d->along = 1;
-    (void)s;
 }
 
 static int framing_doubt(S *s, int dir, uint64_t foff, const fpdu_rx *rx, int bad)
