@@ -120,6 +120,12 @@ typedef struct dirst {
      * than all that follows; an FPDU the hunt proves ends the wait
      * (along_won). */
     uint8_t along;
+    /* CRCs off: nothing proves a length wrong, but a header read from
+     * payload is not well-formed (hdr_check): hdr_ok once this direction
+     * sent a well-formed one; while a header that is not put the
+     * framing in doubt, hdr_doubt is 1 + the well-formed ones since;
+     * hdr_seen: the FPDU being read had its header checked. */
+    uint8_t hdr_ok, hdr_doubt, hdr_seen;
     /* The octets read since the first bad CRC of the doubt: if the next
      * FPDU fails too, the hunt reads them again (FPDUs whose start a
      * wrong length hid are found there). */
@@ -1758,6 +1764,46 @@ static void fpdu_size_checks(S *s, int dir, uint64_t foff, const fpdu_rx *rx, co
                 e->ddp.need_len);
 }
 
+/*
+ * CRCs off (RFC 5044 4.4: the CRC field proves nothing): after a length
+ * corrupted either way the next "header" is payload, and judging it and
+ * what follows would give a finding per misread field.  So in a
+ * direction that has sent well-formed headers (hunt_plausible: RFC 5041
+ * 4.1, RFC 5040 4), an FPDU whose header is not well-formed puts the
+ * framing in doubt: one MPA-FPD-FRAMING-LOST, and that FPDU and the ones
+ * after it are shown, not judged, until HUNT_CHAIN FPDUs in a row carry
+ * well-formed headers (the lengths chain again; that one is judged).
+ */
+static void hdr_check(S *s, int dir, uint64_t foff, const uint8_t *b, int have)
+{
+    dirst *d = &s->d[dir];
+    int ok = have && hunt_plausible(b);
+    d->hdr_seen = 1;
+    if (d->hdr_doubt) {
+        if (!d->doubt) {
+            d->hdr_doubt = 0; /* ended otherwise (a marker that agrees) */
+        } else if (!ok) {
+            d->hdr_doubt = 1;
+        } else if (++d->hdr_doubt > HUNT_CHAIN) {
+            d->hdr_doubt = 0;
+            d->doubt = 0;
+        }
+        return;
+    }
+    if (ok)
+        d->hdr_ok = 1;
+    if (ok || !d->hdr_ok || d->doubt)
+        return;
+    d->doubt = d->hdr_doubt = 1;
+    d->strikes = d->doubt_mk = 0;
+    d->doubt_off = foff;
+    if (!d->mk_unsure || !evidence_lost(s, dir, foff, MPA_F_FPD_FRAMING_LOST, dir, UINT64_MAX))
+        finding(s, dir, foff, MPA_F_FPD_FRAMING_LOST,
+                "lengths not confirmed from offset %llu: CRCs off, and the DDP/RDMAP header there is not "
+                "well-formed",
+                (unsigned long long)foff);
+}
+
 static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
 {
     dirst *d = &s->d[dir];
@@ -1843,6 +1889,11 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
      * end, where the FPDUs it swallowed are decoded; its header, which
      * the FPDUs before it place, is judged. */
     uint64_t inner = 0;
+    if (!d->crc && !d->probe && !d->hdr_seen) {
+        uint8_t b[4] = {(uint8_t)(rx->f.ulpdu_len >> 8), (uint8_t)rx->f.ulpdu_len, rx->prefix[0], rx->prefix[1]};
+        hdr_check(s, dir, foff, b, rx->f.nprefix >= 2);
+    }
+    d->hdr_seen = 0;
     if (e->crc == MPA_CRC_BAD && !d->probe && !d->sh_on && (!d->doubt || (d->doubt_mk && !d->strikes)))
         inner = inner_chain(s, dir, foff, rx);
     if (inner) {
@@ -2050,6 +2101,13 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
             lim = (size_t)(d->inner_due - d->off);
         size_t n = rx_run(&d->rx, p + i, lim, &item);
         hist_put(d, d->off, p + i, n);
+        /* CRCs off: the header is judged for framing as soon as it is in
+         * (a length read from payload may never complete). */
+        if (!d->crc && !d->probe && !d->hdr_seen && d->rx.started &&
+            (d->rx.phase == RX_CRC || (d->rx.phase == RX_BODY && d->rx.nprefix >= 2))) {
+            uint8_t b[4] = {d->rx.lenb[0], d->rx.lenb[1], d->rx.prefix[0], d->rx.prefix[1]};
+            hdr_check(s, dir, d->off + n - rx_partial(&d->rx), b, d->rx.nprefix >= 2);
+        }
         /* The hunt alongside a doubt reads the same octets; a proof
          * before the item the lengths complete here wins at once. */
         hunt_found hf;
@@ -2174,7 +2232,7 @@ static void hunt_enter(S *s, int dir, uint8_t markers, uint8_t crc, int mbase_kn
 {
     dirst *d = &s->d[dir];
     hunt_start(&d->h, markers, crc, mbase_known, mbase);
-    d->along = 0;
+    d->along = d->hdr_seen = 0;
     mark_unjudged(s, dir);
     d->h_off = d->off;
     d->h_from = d->off;
@@ -2297,6 +2355,7 @@ static void hunt_resume(S *s, int dir, const hunt_found *hf)
     d->crc = !hf->weak;
     d->rx = hf->rx;
     d->rx.crc_on = d->crc;
+    d->hdr_seen = 0;
     d->mode_off = UINT64_MAX; /* no startup rule applies to these FPDUs */
     d->doubt = d->strikes = d->dbuf_on = 0;
     d->st.resyncs++;
