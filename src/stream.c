@@ -114,6 +114,18 @@ typedef struct dirst {
     uint8_t mk_unsure;    /* a hole came before the marker form was settled:
                              marker rules rest on lost octets */
     uint8_t h_lost;       /* hunting because the framing was lost */
+    /* In doubt after a bad CRC, the hunt (h) reads every octet after the
+     * bad FPDU alongside the lengths (along_start): past a ULPDU_Length
+     * corrupted downwards the next length is payload, perhaps longer
+     * than all that follows; an FPDU the hunt proves ends the wait
+     * (along_won). */
+    uint8_t along;
+    /* CRCs off: nothing proves a length wrong, but a header read from
+     * payload is not well-formed (hdr_check): hdr_ok once this direction
+     * sent a well-formed one; while a header that is not put the
+     * framing in doubt, hdr_doubt is 1 + the well-formed ones since;
+     * hdr_seen: the FPDU being read had its header checked. */
+    uint8_t hdr_ok, hdr_doubt, hdr_seen;
     /* The octets read since the first bad CRC of the doubt: if the next
      * FPDU fails too, the hunt reads them again (FPDUs whose start a
      * wrong length hid are found there). */
@@ -1644,6 +1656,30 @@ static void crc_finding(S *s, int dir, uint64_t foff, const fpdu_rx *rx)
                 rx->f.crc_wire, rx->f.crc_calc);
 }
 
+/*
+ * A bad CRC put the framing in doubt (RFC 5044 4.4, 6): the lengths may
+ * be wrong.  Past a ULPDU_Length corrupted downwards the next length is
+ * payload, perhaps longer than all the sender still sends; waiting for
+ * it would lose every later FPDU.  So from the end of the bad FPDU the
+ * hunt reads the same octets alongside (hunt.h: CRCs on, the marker
+ * phase known; its ring is the history ring, so nothing more is kept):
+ * if it proves an FPDU before
+ * the lengths lead to a valid CRC, the framing was lost and decoding
+ * resumes there (along_won).  Only with CRCs in force: nothing else
+ * proves an FPDU against the lengths.
+ */
+static void along_start(S *s, int dir, const fpdu_rx *rx)
+{
+    dirst *d = &s->d[dir];
+    d->along = 0;
+    if (!d->crc || d->probe || d->sh_on || d->mode != MPA_MODE_FPDU)
+        return;
+    hunt_start(&d->h, d->markers ? MPA_TRI_ON : MPA_TRI_OFF, MPA_TRI_ON, 1, rx->f.mbase);
+    d->h.mk_order = rx->mk_order;
+    d->h.mk_nocrc = rx->mk_nocrc;
+    d->along = 1;
+}
+
 static int framing_doubt(S *s, int dir, uint64_t foff, const fpdu_rx *rx, int bad)
 {
     dirst *d = &s->d[dir];
@@ -1666,6 +1702,7 @@ static int framing_doubt(S *s, int dir, uint64_t foff, const fpdu_rx *rx, int ba
         d->dbuf_off = d->off;
         d->doubt_fpdu = foff;
         d->inner_due = inner_next(s, dir, foff, d->off, rx);
+        along_start(s, dir, rx);
     }
     if (!d->doubt) {
         d->doubt = 1;
@@ -1728,6 +1765,46 @@ static void fpdu_size_checks(S *s, int dir, uint64_t foff, const fpdu_rx *rx, co
         finding(s, dir, foff, MPA_F_FPD_ZERO_LEN,
                 "ULPDU of %u octets cannot hold the %zu-octet DDP/RDMAP header it starts", rx->f.ulpdu_len,
                 e->ddp.need_len);
+}
+
+/*
+ * CRCs off (RFC 5044 4.4: the CRC field proves nothing): after a length
+ * corrupted either way the next "header" is payload, and judging it and
+ * what follows would give a finding per misread field.  So in a
+ * direction that has sent well-formed headers (hunt_plausible: RFC 5041
+ * 4.1, RFC 5040 4), an FPDU whose header is not well-formed puts the
+ * framing in doubt: one MPA-FPD-FRAMING-LOST, and that FPDU and the ones
+ * after it are shown, not judged, until HUNT_CHAIN FPDUs in a row carry
+ * well-formed headers (the lengths chain again; that one is judged).
+ */
+static void hdr_check(S *s, int dir, uint64_t foff, const uint8_t *b, int have)
+{
+    dirst *d = &s->d[dir];
+    int ok = have && hunt_plausible(b);
+    d->hdr_seen = 1;
+    if (d->hdr_doubt) {
+        if (!d->doubt) {
+            d->hdr_doubt = 0; /* ended otherwise (a marker that agrees) */
+        } else if (!ok) {
+            d->hdr_doubt = 1;
+        } else if (++d->hdr_doubt > HUNT_CHAIN) {
+            d->hdr_doubt = 0;
+            d->doubt = 0;
+        }
+        return;
+    }
+    if (ok)
+        d->hdr_ok = 1;
+    if (ok || !d->hdr_ok || d->doubt)
+        return;
+    d->doubt = d->hdr_doubt = 1;
+    d->strikes = d->doubt_mk = 0;
+    d->doubt_off = foff;
+    if (!d->mk_unsure || !evidence_lost(s, dir, foff, MPA_F_FPD_FRAMING_LOST, dir, UINT64_MAX))
+        finding(s, dir, foff, MPA_F_FPD_FRAMING_LOST,
+                "lengths not confirmed from offset %llu: CRCs off, and the DDP/RDMAP header there is not "
+                "well-formed",
+                (unsigned long long)foff);
 }
 
 static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
@@ -1815,6 +1892,11 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
      * end, where the FPDUs it swallowed are decoded; its header, which
      * the FPDUs before it place, is judged. */
     uint64_t inner = 0;
+    if (!d->crc && !d->probe && !d->hdr_seen) {
+        uint8_t b[4] = {(uint8_t)(rx->f.ulpdu_len >> 8), (uint8_t)rx->f.ulpdu_len, rx->prefix[0], rx->prefix[1]};
+        hdr_check(s, dir, foff, b, rx->f.nprefix >= 2);
+    }
+    d->hdr_seen = 0;
     if (e->crc == MPA_CRC_BAD && !d->probe && !d->sh_on && (!d->doubt || (d->doubt_mk && !d->strikes)))
         inner = inner_chain(s, dir, foff, rx);
     if (inner) {
@@ -1973,6 +2055,31 @@ static void mk_flush(S *s, int dir)
     mk_replay(s, dir);
 }
 
+static void hunt_resume(S *s, int dir, const hunt_found *hf);
+
+/* The hunt read alongside the doubt proved an FPDU (along_start) that
+ * the lengths did not reach: one finding says where the lengths stopped
+ * being confirmed, the octets from the bad FPDU's end to the proved
+ * FPDU are skipped, and decoding resumes there (hunt_resume), as when a
+ * second bad CRC loses the framing. */
+static void along_won(S *s, int dir, const hunt_found *hf)
+{
+    dirst *d = &s->d[dir];
+    d->along = 0;
+    if (!d->mk_unsure || !evidence_lost(s, dir, d->doubt_off, MPA_F_FPD_FRAMING_LOST, dir, UINT64_MAX))
+        finding(s, dir, d->doubt_off, MPA_F_FPD_FRAMING_LOST, "lengths not confirmed from offset %llu",
+                (unsigned long long)d->doubt_off);
+    d->doubt = d->strikes = d->doubt_mk = 0;
+    d->dbuf_on = 0;
+    d->inner_due = 0;
+    seg_drop(d);
+    mark_unjudged(s, dir);
+    d->h_off = d->h_from = d->dbuf_off;
+    d->h_lost = 1; /* the resync is counted, and shown as a mode change */
+    set_mode_at(s, dir, d->dbuf_off, MPA_MODE_HUNT, "framing lost");
+    hunt_resume(s, dir, hf);
+}
+
 /* The octet inner_next named is in: FPDUs from a start inside the bad
  * FPDU that all end in valid CRCs win (the FPDU being read from the
  * bad FPDU's end is dropped, its octets read again); else look again
@@ -2024,6 +2131,33 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
             lim = (size_t)(d->inner_due - d->off);
         size_t n = rx_run(&d->rx, p + i, lim, &item);
         hist_put(d, d->off, p + i, n);
+        /* CRCs off: the header is judged for framing as soon as it is in
+         * (a length read from payload may never complete). */
+        if (!d->crc && !d->probe && !d->hdr_seen && d->rx.started &&
+            (d->rx.phase == RX_CRC || (d->rx.phase == RX_BODY && d->rx.nprefix >= 2))) {
+            uint8_t b[4] = {d->rx.lenb[0], d->rx.lenb[1], d->rx.prefix[0], d->rx.prefix[1]};
+            hdr_check(s, dir, d->off + n - rx_partial(&d->rx), b, d->rx.nprefix >= 2);
+        }
+        /* The hunt alongside a doubt reads the same octets; a proof
+         * before the item the lengths complete here wins at once. */
+        hunt_found hf;
+        int won = 0;
+        if (d->along && !(d->doubt && d->dbuf_on && !d->sh_on && !d->replay_to))
+            d->along = 0;
+        if (d->along) {
+            d->h.mk_order = d->rx.mk_order;
+            won = hunt_feed(&d->h, s->cfg.isn[dir], d->off, p + i, n, &hf);
+            if (won && hf.used < n) {
+                /* The octets after the proof are read again from there. */
+                uint32_t back = (uint32_t)(n - hf.used);
+                d->hist_end -= back;
+                d->hist_n = d->hist_n > back ? d->hist_n - back : 0;
+                d->off += hf.used;
+                i += hf.used;
+                along_won(s, dir, &hf);
+                continue;
+            }
+        }
         if (d->dbuf_on && !d->dbuf_full) {
             if (d->dbuf_n + n <= DOUBT_BUF) {
                 memcpy(d->dbuf + d->dbuf_n, p + i, n);
@@ -2067,6 +2201,12 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
             else
                 d->inner_due = 0;
         }
+        /* The hunt proved an FPDU ending where the lengths completed an
+         * item: that item came first, and may have settled the doubt. */
+        if (won && d->along && d->doubt && d->dbuf_on && d->mode == MPA_MODE_FPDU)
+            along_won(s, dir, &hf);
+        else if (won)
+            d->along = 0;
     }
     return i;
 }
@@ -2122,6 +2262,7 @@ static void hunt_enter(S *s, int dir, uint8_t markers, uint8_t crc, int mbase_kn
 {
     dirst *d = &s->d[dir];
     hunt_start(&d->h, markers, crc, mbase_known, mbase);
+    d->along = d->hdr_seen = 0;
     mark_unjudged(s, dir);
     d->h_off = d->off;
     d->h_from = d->off;
@@ -2244,6 +2385,7 @@ static void hunt_resume(S *s, int dir, const hunt_found *hf)
     d->crc = !hf->weak;
     d->rx = hf->rx;
     d->rx.crc_on = d->crc;
+    d->hdr_seen = 0;
     d->mode_off = UINT64_MAX; /* no startup rule applies to these FPDUs */
     d->doubt = d->strikes = d->dbuf_on = 0;
     d->st.resyncs++;

@@ -227,6 +227,26 @@ static void test_framing_events(void)
                 !strstr(l.s, "DATA") && l.count[MPA_F_FPD_FRAMING_LOST] == 1 && l.count[MPA_F_CRC_VALID] == 0,
             "fpd-framing-lost-mrk: the swallowed FPDUs are not found at the bad FPDU's true end\n%s", l.s);
     cs_log_free(&l);
+    /* A ULPDU_Length 40 too short (fpd-len-down): the short FPDU is shown
+     * as its length reads with its bad CRC; the next "length" is payload,
+     * longer than all that follows, and is not waited for: the framing is
+     * lost there once, the 40 octets up to the true end are skipped, and
+     * the 10 FPDUs after it are decoded from there. */
+    l = slug_log("fpd-len-down");
+    T_CHECK(strstr(l.s, "d0 @756 FPDU #4 len 278 wire 284 crc bad") &&
+                strstr(l.s, "d0 @756 FINDING MPA-FPD-FRAMING-LOST note: lengths not confirmed from offset 756") &&
+                strstr(l.s, "d0 @1040 DATA 40 octets (skipped while resynchronising)") &&
+                strstr(l.s, "d0 @1080 FPDU #5 len 78 wire 84 crc good") &&
+                strstr(l.s, "d0 @2748 FPDU #14 len 303 wire 312 crc good") && !strstr(l.s, "FIN/RST") &&
+                l.count[MPA_F_FPD_FRAMING_LOST] == 1 && l.count[MPA_F_CRC_VALID] == 1,
+            "fpd-len-down: the FPDUs after the short one are not found at its true end\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("fpd-len-down-mrk");
+    T_CHECK(strstr(l.s, "d0 @764 FINDING MPA-FPD-FRAMING-LOST") && strstr(l.s, "d0 @1052 DATA 40 octets") &&
+                strstr(l.s, "d0 @1092 FPDU #5 len 78") && strstr(l.s, "d0 @1556 MARKER ptr 132") &&
+                !strstr(l.s, "FIN/RST") && l.count[MPA_F_FPD_FRAMING_LOST] == 1,
+            "fpd-len-down-mrk: the FPDUs after the short one are not found at its true end\n%s", l.s);
+    cs_log_free(&l);
 }
 
 int main(int argc, char **argv)
