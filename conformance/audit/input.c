@@ -277,33 +277,52 @@ static FILE *open_capture(const char *name, source **src)
     return fp;
 }
 
-/* Audit one file; returns 0, or 2 when it could not be used. */
+/* name opened as a capture (its file header read), *src its source;
+ * NULL when it cannot be (said on stderr). */
+static pcap_t *open_pcap(const char *name, source **src)
+{
+    FILE *fp = open_capture(name, src);
+    if (!fp) {
+        fprintf(stderr, "mpa-audit: %s: %s\n", name, strerror(errno));
+        return NULL;
+    }
+    if ((*src)->size == 0) {
+        fprintf(stderr, "mpa-audit: %s: empty file, not a capture\n", name);
+        fclose(fp);
+        return NULL;
+    }
+    char err[PCAP_ERRBUF_SIZE] = "";
+    pcap_t *p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, err);
+    if (!p) {
+        if ((*src)->pos == 0)
+            fprintf(stderr, "mpa-audit: %s: empty input, not a capture\n", name);
+        else
+            fprintf(stderr, "mpa-audit: %s: not a pcap or pcapng capture (byte offset 0): %s\n", name, err);
+        fclose(fp);
+    }
+    return p;
+}
+
+int input_check(const char *name)
+{
+    source *src = NULL;
+    pcap_t *p = open_pcap(name, &src);
+    if (!p)
+        return 2;
+    pcap_close(p); /* closes the stream too */
+    return 0;
+}
+
 int input_file(audit *a, const char *name, const input_opts *o, unsigned long long *total)
 {
     const char *filter = o->filter;
     unsigned long long max_count = o->max_count;
     source *src = NULL;
-    FILE *fp = open_capture(name, &src);
-    if (!fp) {
-        fprintf(stderr, "mpa-audit: %s: %s\n", name, strerror(errno));
+    pcap_t *p = open_pcap(name, &src);
+    if (!p)
         return 2;
-    }
+    FILE *fp = pcap_file(p);
     long long size = (long long)src->size;
-    if (size == 0) {
-        fprintf(stderr, "mpa-audit: %s: empty file, not a capture\n", name);
-        fclose(fp);
-        return 2;
-    }
-    char err[PCAP_ERRBUF_SIZE] = "";
-    pcap_t *p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, err);
-    if (!p) {
-        if (src->pos == 0)
-            fprintf(stderr, "mpa-audit: %s: empty input, not a capture\n", name);
-        else
-            fprintf(stderr, "mpa-audit: %s: not a pcap or pcapng capture (byte offset 0): %s\n", name, err);
-        fclose(fp);
-        return 2;
-    }
     if (set_filter(p, filter)) {
         pcap_close(p);
         return 3;
@@ -343,8 +362,7 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
                     cut ? "; the packets before it are audited" : "; the rest of the file is not read");
             audit_input_problem(a, cut ? MPA_F_CAP_TRUNCATED : MPA_F_CAP_UNREADABLE, "%s: %s in %s: %s", name,
                                 cut ? "file cut short" : "unreadable", where, msg);
-            if (!cut)
-                rc = 2;
+            rc = 4;
             break;
         }
     }
