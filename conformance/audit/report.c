@@ -214,8 +214,8 @@ static cJSON *conn_json(const report *r, const audit_conn *c, int with_findings)
     jnum(o, "first_frame", (double)c->first_frame);
     jnum(o, "last_frame", (double)c->last_frame);
     jnum(o, "duration_s", (double)(c->last_ts - c->first_ts) / 1e9);
-    jtime(o, "start", c->first_ts);
-    jtime(o, "end", c->last_ts);
+    jtime(o, "first_timestamp", c->first_ts);
+    jtime(o, "last_timestamp", c->last_ts);
     cJSON_AddBoolToObject(o, "syn_seen", c->syn_seen);
     cJSON_AddBoolToObject(o, "midstream", c->midstream);
     int init = c->d[0].role == MPA_ROLE_INITIATOR ? 0 : c->d[1].role == MPA_ROLE_INITIATOR ? 1 : -1;

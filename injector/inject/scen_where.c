@@ -68,14 +68,22 @@ static int skip_value(walk *w)
     return -1;
 }
 
+/* Past ch (after blanks); 0, or -1 when ch is not there. */
+static int eat(walk *w, char ch)
+{
+    ws(w);
+    if (w->i >= w->n || w->t[w->i] != ch)
+        return -1;
+    w->i++;
+    return 0;
+}
+
 /* In the object at w->i, the member key[0..klen): w->i at its key's
  * quote; -1 when there is none. */
 static int find_key(walk *w, const char *key, size_t klen)
 {
-    ws(w);
-    if (w->i >= w->n || w->t[w->i] != '{')
+    if (eat(w, '{'))
         return -1;
-    w->i++;
     for (;;) {
         ws(w);
         if (w->i >= w->n || w->t[w->i] != '"')
@@ -87,50 +95,32 @@ static int find_key(walk *w, const char *key, size_t klen)
             w->i = at;
             return 0;
         }
-        ws(w);
-        if (w->i >= w->n || w->t[w->i] != ':')
+        if (eat(w, ':') || skip_value(w) || eat(w, ','))
             return -1;
-        w->i++;
-        if (skip_value(w))
-            return -1;
-        ws(w);
-        if (w->i >= w->n || w->t[w->i] != ',')
-            return -1;
-        w->i++;
     }
 }
 
 /* In the array at w->i, element k: w->i at its start; -1 when none. */
 static int find_elem(walk *w, unsigned long k)
 {
-    ws(w);
-    if (w->i >= w->n || w->t[w->i] != '[')
+    if (eat(w, '['))
         return -1;
-    w->i++;
     for (unsigned long e = 0;; e++) {
         ws(w);
         if (w->i >= w->n || w->t[w->i] == ']')
             return -1;
         if (e == k)
             return 0;
-        if (skip_value(w))
+        if (skip_value(w) || eat(w, ','))
             return -1;
-        ws(w);
-        if (w->i >= w->n || w->t[w->i] != ',')
-            return -1;
-        w->i++;
     }
 }
 
 /* From a member's key to its value. */
 static int to_value(walk *w)
 {
-    if (skip_string(w))
+    if (skip_string(w) || eat(w, ':'))
         return -1;
-    ws(w);
-    if (w->i >= w->n || w->t[w->i] != ':')
-        return -1;
-    w->i++;
     ws(w);
     return 0;
 }

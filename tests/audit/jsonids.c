@@ -103,8 +103,9 @@ static void connection(const cJSON *c, int want_findings)
         BAD("a connection without a terminates array");
     const cJSON *x;
     cJSON_ArrayForEach(x, fs) finding(x, "connection", 1);
-    if (!is_time(cJSON_GetObjectItemCaseSensitive(c, "start")) || !is_time(cJSON_GetObjectItemCaseSensitive(c, "end")))
-        BAD("a connection without start/end times");
+    if (!is_time(cJSON_GetObjectItemCaseSensitive(c, "first_timestamp")) ||
+        !is_time(cJSON_GetObjectItemCaseSensitive(c, "last_timestamp")))
+        BAD("a connection without first_timestamp/last_timestamp");
     cJSON_ArrayForEach(x, ts)
     {
         if (!has_type(x, "from", cJSON_String) || !has_type(x, "layer", cJSON_Number) ||
