@@ -358,7 +358,7 @@ static int run(const cli *c)
     double t0 = input_now();
     int rc = read_inputs(a, c);
     audit_finish(a);
-    report_end(rep, input_now() - t0, rc == 2);
+    report_end(rep, input_now() - t0, rc);
     const audit_stats *s = audit_get_stats(a);
     int fail = 0;
     for (int sev = c->fail_on; sev <= MPA_SEV_ERROR; sev++)

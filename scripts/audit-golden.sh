@@ -174,6 +174,15 @@ if [ $update = 0 ]; then
         if [ $rc = 2 ]; then ok; else ko "$f: exit status $rc, expected 2"; fi
     done
     rm -f "$cutng"
+    # A file cut before its first packet: the cut, its summary, and no hint
+    # about --port (the cut, not the port, is why no MPA was found).
+    cut0=$(mktemp)
+    head -c 30 captures/bad-cut.pcap >"$cut0"
+    out=$($audit "$cut0" 2>/dev/null)
+    rc=$?
+    if [ $rc = 2 ] && printf '%s\n' "$out" | grep -q "^Summary: 0 packets" && ! printf '%s' "$out" | grep -q -- "--port"; then
+        ok; else ko "a file cut before its first packet: exit status $rc, and: $out"; fi
+    rm -f "$cut0"
     two=$($audit --json --no-timing captures/scen-crc-bad.pcap captures/scen-pad.pcap 2>/dev/null | $ids)
     if [ "$two" = "MPA-CRC-VALID MPA-FPD-PAD" ]; then ok; else ko "two files: ids '$two'"; fi
     # --list-rules names every rule.

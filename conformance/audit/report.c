@@ -631,7 +631,7 @@ static cJSON *summary_json(const report *r, double elapsed)
     return o;
 }
 
-void report_end(report *r, double elapsed, int failed)
+void report_end(report *r, double elapsed, int input)
 {
     while (r->npend) {
         emit_lowest(r);
@@ -670,7 +670,7 @@ void report_end(report *r, double elapsed, int failed)
                         g[i].frame, g[i].msg, "", g[i].rule->text);
             fputc('\n', r->f);
         }
-        if (failed)
+        if (input == 2)
             break; /* an input could not be used: a summary would mislead */
         fprintf(r->f,
                 "Summary: %" PRIu64 " packets, %" PRIu64 " TCP connections, %" PRIu64 " speaking MPA; findings: %" PRIu64
@@ -685,7 +685,7 @@ void report_end(report *r, double elapsed, int failed)
         if (r->timing && elapsed > 0)
             fprintf(r->f, "; %.2f s, %.0f MB/s", elapsed, (double)s->octets / 1e6 / elapsed);
         fputc('\n', r->f);
-        if (!s->mpa_conns)
+        if (!s->mpa_conns && !input) /* not when the input was cut: the cut may be why */
             fprintf(r->f, "No MPA connection found%s (MPA is recognised by its startup frames; for a capture that "
                           "starts mid-stream name the port with --port)\n",
                     s->tcp_conns ? "" : ": no TCP connection in the input");
