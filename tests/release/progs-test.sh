@@ -73,5 +73,17 @@ rc=$?
 rc=$?
 [ $rc = 2 ] && grep -q "/dev/full" "$tmp/err" && ok || ko "mpa-conform --plan /dev/full: exit $rc: $(cat "$tmp/err")"
 
+# mpa-audit's progress bar (a terminal, 32 MB or more) fits the terminal:
+# on a 40-column pseudo-terminal no line is wider than 39 columns.
+if command -v script >/dev/null 2>&1 && "$B/mpa-capgen" --big "$tmp/big.pcap" --bytes 40M >/dev/null 2>&1; then
+    script -qfc "stty cols 40; $B/mpa-audit $tmp/big.pcap >/dev/null" /dev/null | tr '\r' '\n' >"$tmp/bar"
+    wide=$(awk 'length($0) > 39' "$tmp/bar" | head -n 1)
+    if grep -q "%" "$tmp/bar" && [ -z "$wide" ]; then ok; else
+        ko "mpa-audit's progress bar on 40 columns: $(grep -c % "$tmp/bar") bars, a line of ${#wide} columns: $wide"
+    fi
+else
+    echo "progs-test: progress bar not checked (needs script(1) and mpa-capgen --big)"
+fi
+
 echo "progs-test: $pass passed, $fail failed"
 [ $fail = 0 ]
