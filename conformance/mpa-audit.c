@@ -71,8 +71,9 @@ static const char usage[] =
     "\n"
     "  -h, --help, --version\n"
     "\n"
-    "Exit status: 0 no finding at or above --fail-on, 1 some, 2 unusable input or\n"
-    "usage error.\n";
+    "Exit status: 0 no finding at or above --fail-on, 1 some, 2 an input that could\n"
+    "not be read to its end (missing, not a capture, cut short, an unreadable\n"
+    "record: the packets before the cut are reported) or a usage error.\n";
 
 static void on_signal(int sig)
 {
@@ -294,8 +295,9 @@ static void parse_args(int argc, char **argv, cli *c)
         die_usage("-i %s and files together: choose one", c->iface);
 }
 
-/* Read every input into the auditor; returns 0, or 2 when an input
- * could not be used. */
+/* Read every input into the auditor; returns 0, 4 when an input was cut
+ * short or unreadable partway (its packets before are audited), or 2
+ * when one could not be used at all (the run stops there). */
 static int read_inputs(audit *a, const cli *c)
 {
     if (c->iface)
@@ -306,7 +308,9 @@ static int read_inputs(audit *a, const cli *c)
         int r = input_file(a, c->files[i], &c->in, &total);
         if (r == 3)
             exit(2); /* a filter that does not compile: said, nothing to report */
-        if (r > rc)
+        if (r == 2)
+            return 2;
+        if (r)
             rc = r;
         if (input_stopped() || (c->in.max_count && total >= c->in.max_count))
             break;
@@ -314,8 +318,21 @@ static int read_inputs(audit *a, const cli *c)
     return rc;
 }
 
+/* The named files open as captures: 0, or 2 (each failure said).  An
+ * input that cannot be used is said before any report is begun. */
+static int check_inputs(const cli *c)
+{
+    int rc = 0;
+    for (int i = 0; i < c->nfiles; i++)
+        if (strcmp(c->files[i], "-") && input_check(c->files[i]))
+            rc = 2;
+    return rc;
+}
+
 static int run(const cli *c)
 {
+    if (!c->iface && check_inputs(c))
+        return 2;
     FILE *out = stdout;
     if (c->outfile && !(out = fopen(c->outfile, "w"))) {
         fprintf(stderr, "mpa-audit: %s: %s\n", c->outfile, strerror(errno));
@@ -341,7 +358,7 @@ static int run(const cli *c)
     double t0 = input_now();
     int rc = read_inputs(a, c);
     audit_finish(a);
-    report_end(rep, input_now() - t0);
+    report_end(rep, input_now() - t0, rc);
     const audit_stats *s = audit_get_stats(a);
     int fail = 0;
     for (int sev = c->fail_on; sev <= MPA_SEV_ERROR; sev++)
@@ -351,7 +368,7 @@ static int run(const cli *c)
     if (prog_fclose(out, out == stdout ? "standard output" : c->outfile) != 0)
         return 2;
     if (rc)
-        return rc;
+        return 2;
     return fail ? 1 : 0;
 }
 

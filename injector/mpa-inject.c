@@ -44,9 +44,11 @@ static void usage(FILE *f)
           "      --gw-mac MAC         raw: next-hop MAC (default: ARP / neighbour discovery)\n"
           "      --mss N              raw: MSS we announce\n"
           "Output:\n"
-          "  -w, --trace FILE         the pcapng trace (one scenario)\n"
-          "      --trace-dir DIR      one trace per scenario, DIR/NAME.pcapng (default .)\n"
-          "      --no-trace           write no trace\n"
+          "  -w, --trace FILE         write the pcapng trace to FILE (one scenario)\n"
+          "      --trace-dir DIR      write one trace per scenario, DIR/NAME.pcapng (--trace-dir .\n"
+          "                           for the current folder); without -w or --trace-dir no\n"
+          "                           trace is written\n"
+          "      --no-trace           write no trace (the default; undoes -w and --trace-dir)\n"
           "      --json FILE          a JSON report (- for stdout)\n"
           "  -q, --quiet              only the verdicts\n"
           "  -v, --verbose            also every octet count and finding as it happens\n"
@@ -62,6 +64,13 @@ enum {
     O_BIND = 256, O_LAB, O_TRANSPORT, O_IFACE, O_SRC, O_SRC_PORT, O_GW_MAC, O_MSS, O_TRACE_DIR, O_NO_TRACE,
     O_JSON, O_CHECK, O_SET, O_VERSION, O_SPAWN, O_LAB_CLEAN,
 };
+
+/* A usage error: one line, and where the options are. */
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "mpa-inject: %s%s\n(mpa-inject --help for the options)\n", what, arg);
+    return 2;
+}
 
 /* The --set values (main's, freed at exit whichever way it returns). */
 static const char **g_defs;
@@ -91,7 +100,6 @@ int main(int argc, char **argv)
     batch_cfg b;
     memset(&b, 0, sizeof b);
     b.prog = "mpa-inject";
-    b.trace_dir = ".";
     play_cfg *pc = &b.play;
     pc->transport = "socket";
     long src_port = 0, mss = 0;
@@ -99,7 +107,8 @@ int main(int argc, char **argv)
     g_defs = defs;
     atexit(free_defs);
     int c;
-    while ((c = getopt_long(argc, argv, "t:l:46w:qvh", lo, NULL)) != -1) {
+    opterr = 0; /* said here, in one line */
+    while ((c = getopt_long(argc, argv, ":t:l:46w:qvh", lo, NULL)) != -1) {
         switch (c) {
         case 't': pc->target = optarg; break;
         case 'l': pc->listen_at = optarg; break;
@@ -137,17 +146,20 @@ int main(int argc, char **argv)
         case O_SET: defs[b.ndefs++] = optarg; break;
         case 'h': usage(stdout); return 0;
         case O_VERSION: prog_version(NULL); return 0;
-        default: usage(stderr); return 2;
+        case ':': return usage_error(argv[optind - 1], " needs a value");
+        default:
+            if (optopt && optopt < 256) {
+                char opt[3] = {'-', (char)optopt, 0};
+                return usage_error("unknown option ", opt);
+            }
+            return usage_error("unknown option ", argv[optind - 1]);
         }
     }
     b.files = argv + optind;
     b.nfiles = argc - optind;
     b.defs = defs;
-    if (b.nfiles < 1) {
-        fprintf(stderr, "mpa-inject: no scenario given\n");
-        usage(stderr);
-        return 2;
-    }
+    if (b.nfiles < 1)
+        return usage_error("no scenario given", "");
     if (strcmp(pc->transport, "socket") && strcmp(pc->transport, "raw")) {
         fprintf(stderr, "mpa-inject: --transport %s: socket or raw\n", pc->transport);
         return 2;

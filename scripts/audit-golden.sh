@@ -73,6 +73,15 @@ while IFS="$tab" read -r file link want desc opts; do
         want_rc=2
         if [ -s "$tmp/err" ] && grep -q "captures/$file" "$tmp/err"; then ok; else
             ko "$file: no error message naming the file"; fi
+        # An input that cannot be used: said, and no report at all.
+        if [ ! -s "$tmp/out.json" ]; then ok; else ko "$file: a report after a fatal input error"; fi
+        ;;
+    *" cut")
+        # Cut short: an error naming the file, record and offset, exit
+        # status 2; the packets before the cut are audited.
+        want_rc=2
+        if grep -Eq "captures/$file: cut short in record [0-9]+ at byte offset [0-9]+" "$tmp/err"; then ok; else
+            ko "$file: no error naming the file, record and byte offset: $(cat "$tmp/err")"; fi
         ;;
     *)
         if grep -Eq '"severity":[[:space:]]*"error"' "$tmp/out.json"; then
@@ -80,7 +89,7 @@ while IFS="$tab" read -r file link want desc opts; do
         ;;
     esac
     if [ $rc = "$want_rc" ]; then ok; else ko "$file: exit status $rc, expected $want_rc ($(head -c 300 "$tmp/err"))"; fi
-    [ $want_rc = 2 ] && continue
+    [ -s "$tmp/out.json" ] || continue
     got=$($ids <"$tmp/out.json")
     if [ $? = 0 ] && [ "$got" = "$want" ]; then ok; else
         ko "$file: finding ids '$got', the manifest says '$want'"; fi
@@ -127,6 +136,14 @@ if [ $update = 0 ]; then
     check_bad "markers takes" $audit --markers maybe "$demo"
     check_bad "filter \"tcp port x\"" $audit -f "tcp port x" "$demo"
     check_bad "not a pcap or pcapng capture" $audit README.md
+    # A fatal input error: the message alone, no summary, no --port hint,
+    # whichever input it is (a later file, standard input).
+    for args in "README.md" "$demo README.md" "-"; do
+        # shellcheck disable=SC2086
+        out=$($audit $args <README.md 2>/dev/null)
+        rc=$?
+        if [ $rc = 2 ] && [ -z "$out" ]; then ok; else ko "'mpa-audit $args' on a non-capture: exit status $rc, and: $out"; fi
+    done
     # --fail-on moves the line between 0 and 1.
     $audit --fail-on never "$demo" >/dev/null 2>&1
     rc=$?
@@ -151,8 +168,21 @@ if [ $update = 0 ]; then
         if [ -n "$m1" ] && [ "$m1" = "$m2" ] && [ "$m1" = "$m3" ]; then ok; else
             ko "$f: the message differs between the file, stdin and a pipe: '$m1' / '$m2' / '$m3'"
         fi
+        # Each is an input error: exit status 2 (a cut one after its report).
+        $audit --fail-on never "$f" >/dev/null 2>&1
+        rc=$?
+        if [ $rc = 2 ]; then ok; else ko "$f: exit status $rc, expected 2"; fi
     done
     rm -f "$cutng"
+    # A file cut before its first packet: the cut, its summary, and no hint
+    # about --port (the cut, not the port, is why no MPA was found).
+    cut0=$(mktemp)
+    head -c 30 captures/bad-cut.pcap >"$cut0"
+    out=$($audit "$cut0" 2>/dev/null)
+    rc=$?
+    if [ $rc = 2 ] && printf '%s\n' "$out" | grep -q "^Summary: 0 packets" && ! printf '%s' "$out" | grep -q -- "--port"; then
+        ok; else ko "a file cut before its first packet: exit status $rc, and: $out"; fi
+    rm -f "$cut0"
     two=$($audit --json --no-timing captures/scen-crc-bad.pcap captures/scen-pad.pcap 2>/dev/null | $ids)
     if [ "$two" = "MPA-CRC-VALID MPA-FPD-PAD" ]; then ok; else ko "two files: ids '$two'"; fi
     # --list-rules names every rule.

@@ -242,8 +242,7 @@ static int parse_args(int argc, char **argv, opts *o)
                 return 2;
             }
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "mpa-decode: unknown option '%s'\n", a);
-            usage(stderr);
+            fprintf(stderr, "mpa-decode: unknown option %s\n(mpa-decode --help for the options)\n", a);
             return 2;
         } else if (o->path) {
             fprintf(stderr, "mpa-decode: one input file only ('%s' and '%s')\n", o->path, a);

@@ -27,6 +27,9 @@
 
 #define FRAME_RING 16
 #define GLOBAL_FINDINGS_MAX 1000
+/* Capture times of the latest frames, by tag: a finding placed on a frame
+ * this recent gets that frame's time (512 KiB). */
+#define TS_RING 65536u
 /* Findings kept (listed) for all open connections together: the per-rule
  * cap alone let 1000 connections breaking many rules keep hundreds of
  * MiB.  About 150 octets each: under 2.5 MiB. */
@@ -82,6 +85,7 @@ struct audit {
     uint64_t cur_frame;
     uint64_t cur_tag;  /* frames of all files so far */
     uint64_t cur_ts;
+    uint64_t *ts_ring; /* [tag % TS_RING]: capture time of frame tag */
     int linktype;
     /* connections */
     conn **ht;
@@ -155,12 +159,12 @@ static void global_note(audit *a, mpa_finding_id id, const char *fmt, ...);
 
 /* Keep a finding (unless over the per-rule cap) and pass it on. */
 static void add_finding_at(audit *a, conn *c, mpa_finding_id id, unsigned file, uint64_t frame, int dir, uint64_t off,
-                           const char *msg)
+                           const char *msg, uint64_t ts)
 {
     const mpa_rule *r = mpa_rule_get(id);
     if (!r)
         return;
-    audit_finding f = {id, r, file, frame, dir, off, msg};
+    audit_finding f = {id, r, file, frame, dir, off, msg, ts};
     a->st.severity[r->severity]++;
     if (c) {
         c->pub.severity[r->severity]++;
@@ -216,13 +220,26 @@ static void add_finding_at(audit *a, conn *c, mpa_finding_id id, unsigned file, 
         a->out.finding(a->out.user, c ? &c->pub : NULL, &f);
 }
 
+/* The capture time of the packet being read; AUDIT_NO_TS before the
+ * first packet of the input. */
+static uint64_t now_ts(const audit *a) { return a->cur_frame ? a->cur_ts : AUDIT_NO_TS; }
+
+/* The capture time of the frame with tag: the packet being read when
+ * tag is 0 (no frame) or so far back that its time is no longer held. */
+static uint64_t tag_ts(const audit *a, uint64_t tag)
+{
+    if (tag && tag <= a->cur_tag && a->cur_tag - tag < TS_RING)
+        return a->ts_ring[tag % TS_RING];
+    return now_ts(a);
+}
+
 /* The same, at the frame with tag (0: none). */
 static void add_finding(audit *a, conn *c, mpa_finding_id id, uint64_t tag, int dir, uint64_t off, const char *msg)
 {
     unsigned file;
     uint64_t frame;
     tag_where(a, tag, &file, &frame);
-    add_finding_at(a, c, id, file, frame, dir, off, msg);
+    add_finding_at(a, c, id, file, frame, dir, off, msg, tag_ts(a, tag));
 }
 
 #if defined(__GNUC__)
@@ -241,7 +258,7 @@ static void conn_note(conn *c, mpa_finding_id id, int dir, uint64_t off, uint64_
 static void global_vnote(audit *a, mpa_finding_id id, const char *fmt, va_list ap)
 {
     vsnprintf(a->msg, sizeof a->msg, fmt, ap);
-    add_finding_at(a, NULL, id, a->cur_file, a->cur_frame, -1, UINT64_MAX, a->msg);
+    add_finding_at(a, NULL, id, a->cur_file, a->cur_frame, -1, UINT64_MAX, a->msg, now_ts(a));
 }
 
 static void global_note(audit *a, mpa_finding_id id, const char *fmt, ...)
@@ -379,7 +396,7 @@ static void on_note(void *user, mpa_finding_id id, int dir, uint64_t off, uint64
 static void on_shared_note(void *user, mpa_finding_id id, const char *msg)
 {
     audit *a = user;
-    add_finding_at(a, NULL, id, a->cur_file, a->cur_frame, -1, UINT64_MAX, msg);
+    add_finding_at(a, NULL, id, a->cur_file, a->cur_frame, -1, UINT64_MAX, msg, now_ts(a));
 }
 
 static void on_data(void *user, int dir, uint64_t off, const uint8_t *p, uint32_t len, uint64_t tag)
@@ -544,17 +561,18 @@ static void conn_close(audit *a, conn *c, const char *why)
     conn_free(a, c);
 }
 
-static void addr_str(const key *k, int side, char *buf, size_t cap)
+/* The address and port of one side of k, together and apart. */
+static void addr_str(const key *k, int side, audit_dir *d)
 {
     pkt_addr pa;
     pa.family = k->family;
     memcpy(pa.a, k->addr[side], 16);
-    char ip[48];
-    pkt_addr_str(&pa, ip, sizeof ip);
+    pkt_addr_str(&pa, d->ip, sizeof d->ip);
+    d->port = k->port[side];
     if (k->family == 6)
-        snprintf(buf, cap, "[%s]:%u", ip, k->port[side]);
+        snprintf(d->addr, sizeof d->addr, "[%s]:%u", d->ip, d->port);
     else
-        snprintf(buf, cap, "%s:%u", ip, k->port[side]);
+        snprintf(d->addr, sizeof d->addr, "%s:%u", d->ip, d->port);
 }
 
 /* What the user's port list says of a connection (client on side
@@ -620,7 +638,7 @@ static conn *conn_new(audit *a, const key *k, int client_side, uint64_t ts)
     for (unsigned i = 0; i < k->nvlan && i < 4; i++)
         c->pub.vlan[i] = k->vlan[i];
     for (int dir = 0; dir < 2; dir++) {
-        addr_str(k, dir == 0 ? client_side : !client_side, c->pub.d[dir].addr, sizeof c->pub.d[dir].addr);
+        addr_str(k, dir == 0 ? client_side : !client_side, &c->pub.d[dir]);
         c->pub.d[dir].rtr = MPA_RTR_NONE;
     }
     if (a->nopen * 2 >= a->hsize)
@@ -739,6 +757,7 @@ void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen
     a->cur_frame++;
     a->cur_tag++;
     a->cur_ts = ts_ns;
+    a->ts_ring[a->cur_tag % TS_RING] = ts_ns;
     a->st.packets++;
     a->st.octets += caplen;
     if (!a->st.first_ts)
@@ -826,7 +845,8 @@ audit *audit_new(const audit_opts *o, const audit_out *out)
     a->sh.user = a;
     a->sh.global_note = on_shared_note;
     a->frag = ipfrag_new(4u << 20, 4096, 30ull * 1000000000ull);
-    if (!a->ht || !a->frag) {
+    a->ts_ring = malloc(TS_RING * sizeof *a->ts_ring);
+    if (!a->ht || !a->frag || !a->ts_ring) {
         audit_free(a);
         return NULL;
     }
@@ -883,6 +903,7 @@ void audit_free(audit *a)
         conn_free(a, c);
     }
     free(a->ht);
+    free(a->ts_ring);
     ipfrag_free(a->frag);
     for (size_t i = 0; i < a->ngf; i++)
         free((char *)a->gf[i].msg);

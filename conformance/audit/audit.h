@@ -50,7 +50,11 @@ typedef struct audit_finding {
     int dir;             /* 0 client->server, 1 server->client, -1 none */
     uint64_t off;        /* stream offset in dir; UINT64_MAX when none */
     const char *msg;
+    uint64_t ts;         /* capture time of frame (of the packet being read when
+                          * frame is 0), ns since 1970; AUDIT_NO_TS: none read yet */
 } audit_finding;
+
+#define AUDIT_NO_TS UINT64_MAX
 
 typedef struct audit_term {
     int dir;
@@ -70,6 +74,8 @@ typedef struct audit_startup {
 
 typedef struct audit_dir {
     char addr[64];       /* "192.0.2.1:4000", "[2001:db8::1]:4000" */
+    char ip[48];         /* the address alone: "192.0.2.1", "2001:db8::1" */
+    uint16_t port;
     mpa_role role;
     audit_startup startup;
     int markers, crc, fpdu_mode;   /* framing in force at the end (or last) */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -50,6 +51,18 @@ double input_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The width of the terminal on standard error (80 when it says none). */
+static int term_cols(void)
+{
+    struct winsize ws;
+    if (ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 80;
+}
+
+/* One line that fits the terminal, redrawn in place: a bar of up to 30
+ * columns, the share, the MB read and the rate; narrower terminals drop
+ * the bar, then all but the share. */
 static void progress_show(progress *pg, int final)
 {
     if (!pg->on)
@@ -58,22 +71,34 @@ static void progress_show(progress *pg, int final)
     if (!final && t - pg->last < 0.25)
         return;
     pg->last = t;
+    int cols = term_cols() - 1; /* the last column would wrap on some terminals */
     if (final) {
-        fprintf(stderr, "\r%70s\r", "");
+        fprintf(stderr, "\r%*s\r", cols > 0 ? cols : 0, "");
         return;
     }
     long long pos = ftell(pg->fp);
     if (pos < 0)
         return;
     double frac = pg->size ? (double)pos / (double)pg->size : 0;
-    int w = 30, fill = (int)(frac * w);
-    char bar[32];
-    for (int i = 0; i < w; i++)
-        bar[i] = i < fill ? '=' : ' ';
-    bar[w] = 0;
     double el = t - pg->start;
-    fprintf(stderr, "\r[%s] %3.0f%% %8.1f MB %6.0f MB/s ", bar, frac * 100, (double)pos / 1e6,
-            el > 0 ? (double)pos / 1e6 / el : 0);
+    char tail[64];
+    int n = snprintf(tail, sizeof tail, " %3.0f%% %8.1f MB %6.0f MB/s ", frac * 100, (double)pos / 1e6,
+                     el > 0 ? (double)pos / 1e6 / el : 0);
+    int w = cols - n - 2; /* the bar between [ ] */
+    if (w > 30)
+        w = 30;
+    if (w >= 5) {
+        char bar[32];
+        int fill = (int)(frac * w);
+        for (int i = 0; i < w; i++)
+            bar[i] = i < fill ? '=' : ' ';
+        bar[w] = 0;
+        fprintf(stderr, "\r[%s]%s", bar, tail);
+    } else if (n <= cols) {
+        fprintf(stderr, "\r%s", tail);
+    } else if (cols >= 5) {
+        fprintf(stderr, "\r%3.0f%% ", frac * 100);
+    }
     fflush(stderr);
 }
 
@@ -277,33 +302,52 @@ static FILE *open_capture(const char *name, source **src)
     return fp;
 }
 
-/* Audit one file; returns 0, or 2 when it could not be used. */
+/* name opened as a capture (its file header read), *src its source;
+ * NULL when it cannot be (said on stderr). */
+static pcap_t *open_pcap(const char *name, source **src)
+{
+    FILE *fp = open_capture(name, src);
+    if (!fp) {
+        fprintf(stderr, "mpa-audit: %s: %s\n", name, strerror(errno));
+        return NULL;
+    }
+    if ((*src)->size == 0) {
+        fprintf(stderr, "mpa-audit: %s: empty file, not a capture\n", name);
+        fclose(fp);
+        return NULL;
+    }
+    char err[PCAP_ERRBUF_SIZE] = "";
+    pcap_t *p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, err);
+    if (!p) {
+        if ((*src)->pos == 0)
+            fprintf(stderr, "mpa-audit: %s: empty input, not a capture\n", name);
+        else
+            fprintf(stderr, "mpa-audit: %s: not a pcap or pcapng capture (byte offset 0): %s\n", name, err);
+        fclose(fp);
+    }
+    return p;
+}
+
+int input_check(const char *name)
+{
+    source *src = NULL;
+    pcap_t *p = open_pcap(name, &src);
+    if (!p)
+        return 2;
+    pcap_close(p); /* closes the stream too */
+    return 0;
+}
+
 int input_file(audit *a, const char *name, const input_opts *o, unsigned long long *total)
 {
     const char *filter = o->filter;
     unsigned long long max_count = o->max_count;
     source *src = NULL;
-    FILE *fp = open_capture(name, &src);
-    if (!fp) {
-        fprintf(stderr, "mpa-audit: %s: %s\n", name, strerror(errno));
+    pcap_t *p = open_pcap(name, &src);
+    if (!p)
         return 2;
-    }
+    FILE *fp = pcap_file(p);
     long long size = (long long)src->size;
-    if (size == 0) {
-        fprintf(stderr, "mpa-audit: %s: empty file, not a capture\n", name);
-        fclose(fp);
-        return 2;
-    }
-    char err[PCAP_ERRBUF_SIZE] = "";
-    pcap_t *p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, err);
-    if (!p) {
-        if (src->pos == 0)
-            fprintf(stderr, "mpa-audit: %s: empty input, not a capture\n", name);
-        else
-            fprintf(stderr, "mpa-audit: %s: not a pcap or pcapng capture (byte offset 0): %s\n", name, err);
-        fclose(fp);
-        return 2;
-    }
     if (set_filter(p, filter)) {
         pcap_close(p);
         return 3;
@@ -343,8 +387,7 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
                     cut ? "; the packets before it are audited" : "; the rest of the file is not read");
             audit_input_problem(a, cut ? MPA_F_CAP_TRUNCATED : MPA_F_CAP_UNREADABLE, "%s: %s in %s: %s", name,
                                 cut ? "file cut short" : "unreadable", where, msg);
-            if (!cut)
-                rc = 2;
+            rc = 4;
             break;
         }
     }

@@ -17,9 +17,15 @@ typedef struct input_opts {
 } input_opts;
 
 /* Audit one file; *total counts the packets of all files so far.
- * Returns 0; 2 when the file could not be used (said on stderr); 3 when
- * the filter does not compile (said). */
+ * Returns 0; 2 when the file could not be used, nothing of it read
+ * (said on stderr); 3 when the filter does not compile (said); 4 when it
+ * was cut short or a record is unreadable (said, and a finding): the
+ * packets before are audited. */
 int input_file(audit *a, const char *name, const input_opts *o, unsigned long long *total);
+
+/* Whether name opens as a capture (its file header): 0, or 2 (said on
+ * stderr).  Not for "-" (that would consume standard input). */
+int input_check(const char *name);
 
 /* Audit live traffic on iface until input_stop(), o->max_count packets
  * or o->duration seconds.  Returns 0, or 2 when it cannot capture (said). */

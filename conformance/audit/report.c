@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mpa/ddp.h"
 #include "mpa/describe.h"
@@ -75,9 +76,59 @@ static const char *end_str(int end) { return end == 1 ? "FIN" : end == 2 ? "RST"
 static void jnum(cJSON *o, const char *k, double v) { cJSON_AddNumberToObject(o, k, v); }
 static void jstr(cJSON *o, const char *k, const char *v) { cJSON_AddStringToObject(o, k, v ? v : ""); }
 
+/* k: a capture time (ns since 1970) in RFC 3339, UTC, to the microsecond
+ * (2024-05-01T12:00:00.123456Z); null when there is none. */
+static void jtime(cJSON *o, const char *k, uint64_t ns)
+{
+    struct tm tm;
+    time_t t = (time_t)(ns / 1000000000u);
+    char buf[48];
+    if (ns == AUDIT_NO_TS || !gmtime_r(&t, &tm) || !strftime(buf, 24, "%Y-%m-%dT%H:%M:%S", &tm)) {
+        cJSON_AddNullToObject(o, k);
+        return;
+    }
+    snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ".%06uZ", (unsigned)(ns % 1000000000u / 1000u));
+    jstr(o, k, buf);
+}
+
+/* One end of a connection as src_ or dest_ (ip, port); null without one. */
+static void jend(cJSON *o, const char *ipk, const char *portk, const audit_dir *d)
+{
+    if (d) {
+        jstr(o, ipk, d->ip);
+        jnum(o, portk, d->port);
+    } else {
+        cJSON_AddNullToObject(o, ipk);
+        cJSON_AddNullToObject(o, portk);
+    }
+}
+
+/* The side of c in MPA role role, or NULL when not (yet) known. */
+static const audit_dir *in_role(const audit_conn *c, mpa_role role)
+{
+    for (int dir = 0; c && dir < 2; dir++)
+        if (c->d[dir].role == role)
+            return &c->d[dir];
+    return NULL;
+}
+
+/* The 5-tuple of a frame from direction dir (-1: from the client) of c,
+ * in the field names of Suricata's EVE JSON; nulls when c is NULL. */
+static void jflow(cJSON *o, const audit_conn *c, int dir)
+{
+    int from = dir == 1 ? 1 : 0;
+    jend(o, "src_ip", "src_port", c ? &c->d[from] : NULL);
+    jend(o, "dest_ip", "dest_port", c ? &c->d[!from] : NULL);
+    if (c)
+        jstr(o, "proto", "TCP");
+    else
+        cJSON_AddNullToObject(o, "proto");
+}
+
 static cJSON *finding_json(const report *r, const audit_conn *c, const audit_finding *f)
 {
     cJSON *o = cJSON_CreateObject();
+    jtime(o, "timestamp", f->ts);
     jstr(o, "id", f->rule->id);
     jstr(o, "severity", mpa_severity_str(f->rule->severity));
     if (f->frame)
@@ -100,6 +151,7 @@ static cJSON *finding_json(const report *r, const audit_conn *c, const audit_fin
         jstr(o, "from", sender(c, f->dir));
     jstr(o, "clause", f->rule->clause);
     jstr(o, "file", audit_file_name(r->a, f->file));
+    jflow(o, c, f->dir);
     return o;
 }
 
@@ -162,6 +214,8 @@ static cJSON *conn_json(const report *r, const audit_conn *c, int with_findings)
     jnum(o, "first_frame", (double)c->first_frame);
     jnum(o, "last_frame", (double)c->last_frame);
     jnum(o, "duration_s", (double)(c->last_ts - c->first_ts) / 1e9);
+    jtime(o, "first_timestamp", c->first_ts);
+    jtime(o, "last_timestamp", c->last_ts);
     cJSON_AddBoolToObject(o, "syn_seen", c->syn_seen);
     cJSON_AddBoolToObject(o, "midstream", c->midstream);
     int init = c->d[0].role == MPA_ROLE_INITIATOR ? 0 : c->d[1].role == MPA_ROLE_INITIATOR ? 1 : -1;
@@ -422,10 +476,14 @@ static void on_finding(void *user, const audit_conn *c, const audit_finding *f)
         return;
     cJSON *o = finding_json(r, c, f);
     cJSON_AddStringToObject(o, "type", "finding");
+    cJSON_AddStringToObject(o, "event_type", "mpa_finding");
     if (c)
         cJSON_AddNumberToObject(o, "connection", c->id);
     else
         cJSON_AddNullToObject(o, "connection");
+    /* The line stands alone: the roles as known when it is made. */
+    jend(o, "initiator_ip", "initiator_port", in_role(c, MPA_ROLE_INITIATOR));
+    jend(o, "responder_ip", "responder_port", in_role(c, MPA_ROLE_RESPONDER));
     put_json(r, o, 0);
     fputc('\n', r->f);
 }
@@ -497,6 +555,9 @@ static void on_conn(void *user, const audit_conn *c)
         /* As it is made: no reordering. */
         cJSON *o = conn_json(r, c, 0);
         cJSON_AddStringToObject(o, "type", "connection");
+        cJSON_AddStringToObject(o, "event_type", "mpa_connection");
+        jtime(o, "timestamp", c->last_ts);
+        jflow(o, c, -1);
         put_json(r, o, 0);
         fputc('\n', r->f);
         r->nconn++;
@@ -536,7 +597,7 @@ void report_begin(report *r, const char *const *inputs, unsigned ninputs)
         for (unsigned i = 0; i < ninputs; i++)
             cJSON_AddItemToArray(in, cJSON_CreateString(inputs[i]));
         char *s = cJSON_PrintUnformatted(in);
-        fprintf(r->f, "{\n\"tool\": \"mpa-audit\",\n\"schema\": 2,\n\"inputs\": %s,\n\"connections\": [", s ? s : "[]");
+        fprintf(r->f, "{\n\"tool\": \"mpa-audit\",\n\"schema\": 3,\n\"inputs\": %s,\n\"connections\": [", s ? s : "[]");
         free(s);
         cJSON_Delete(in);
     }
@@ -570,7 +631,7 @@ static cJSON *summary_json(const report *r, double elapsed)
     return o;
 }
 
-void report_end(report *r, double elapsed)
+void report_end(report *r, double elapsed, int input)
 {
     while (r->npend) {
         emit_lowest(r);
@@ -594,6 +655,8 @@ void report_end(report *r, double elapsed)
     case REPORT_JSONL: {
         cJSON *o = summary_json(r, elapsed);
         cJSON_AddStringToObject(o, "type", "summary");
+        cJSON_AddStringToObject(o, "event_type", "mpa_summary");
+        jtime(o, "timestamp", s->packets ? s->last_ts : AUDIT_NO_TS);
         put_json(r, o, 0);
         fputc('\n', r->f);
         break;
@@ -607,6 +670,8 @@ void report_end(report *r, double elapsed)
                         g[i].frame, g[i].msg, "", g[i].rule->text);
             fputc('\n', r->f);
         }
+        if (input == 2)
+            break; /* an input could not be used: a summary would mislead */
         fprintf(r->f,
                 "Summary: %" PRIu64 " packets, %" PRIu64 " TCP connections, %" PRIu64 " speaking MPA; findings: %" PRIu64
                 " errors, %" PRIu64 " warnings, %" PRIu64 " notes",
@@ -620,7 +685,7 @@ void report_end(report *r, double elapsed)
         if (r->timing && elapsed > 0)
             fprintf(r->f, "; %.2f s, %.0f MB/s", elapsed, (double)s->octets / 1e6 / elapsed);
         fputc('\n', r->f);
-        if (!s->mpa_conns)
+        if (!s->mpa_conns && !input) /* not when the input was cut: the cut may be why */
             fprintf(r->f, "No MPA connection found%s (MPA is recognised by its startup frames; for a capture that "
                           "starts mid-stream name the port with --port)\n",
                     s->tcp_conns ? "" : ": no TCP connection in the input");

@@ -32,7 +32,11 @@ void report_bind(report *r, audit *a);
 /* The inputs, written in the document's head (JSON) or first line. */
 void report_begin(report *r, const char *const *inputs, unsigned ninputs);
 
-/* Global findings and the summary; elapsed_s is the wall-clock time. */
-void report_end(report *r, double elapsed_s);
+/* Global findings and the summary; elapsed_s is the wall-clock time.
+ * input: 0 every input read to its end; 4 one was cut short or had an
+ * unreadable record (the text summary gives no hint about --port);
+ * 2 one could not be used, the run stopped there (the text report ends
+ * without a summary; JSON still closes its document). */
+void report_end(report *r, double elapsed_s, int input);
 
 #endif

@@ -93,8 +93,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--big") || !strcmp(a, "--adversarial") || !strcmp(a, "--bytes") ||
             !strcmp(a, "--conns") || !strcmp(a, "--seed") || !strcmp(a, "--active")) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "mpa-capgen: %s needs a value\n", a);
-                usage(stderr);
+                fprintf(stderr, "mpa-capgen: %s needs a value\n(mpa-capgen --help for the options)\n", a);
                 return 2;
             }
             const char *v = argv[++i];
@@ -125,8 +124,7 @@ int main(int argc, char **argv)
             continue;
         }
         if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "mpa-capgen: unknown option %s\n", a);
-            usage(stderr);
+            fprintf(stderr, "mpa-capgen: unknown option %s\n(mpa-capgen --help for the options)\n", a);
             return 2;
         }
         if (outdir) {

@@ -14,9 +14,12 @@ static int load_all(const batch_cfg *b, scenario *sc)
 {
     int bad = 0;
     for (int i = 0; i < b->nfiles; i++) {
-        char err[600];
+        char err[SC_MAX_ERRORS * 720];
         if (sc_load(b->files[i], b->defs, b->ndefs, &sc[i], err, sizeof err)) {
-            fprintf(stderr, "%s: %s\n", b->prog, err);
+            for (const char *l = err, *nl; *l; l = *nl ? nl + 1 : nl) { /* one line per error */
+                nl = l + strcspn(l, "\n");
+                fprintf(stderr, "%s: %.*s\n", b->prog, (int)(nl - l), l);
+            }
             bad = 1;
             continue;
         }
@@ -90,7 +93,7 @@ static int play_all(const batch_cfg *b, player *P, const scenario *sc, FILE *out
         const scenario *s = &sc[i];
         char tpath[1024];
         const char *tp_path = NULL;
-        if (!b->no_trace) {
+        if (!b->no_trace && (b->trace_file || b->trace_dir)) {
             if (b->trace_file)
                 snprintf(tpath, sizeof tpath, "%s", b->trace_file);
             else

@@ -19,7 +19,7 @@ typedef struct batch_cfg {
     int check;                   /* --check: load and check, send nothing */
     const char *trace_file;      /* -w: the trace of the one scenario */
     const char *trace_dir;       /* --trace-dir (a DIR/NAME.pcapng per scenario) */
-    int no_trace;
+    int no_trace;                /* neither is written (no trace either way without them) */
     const char *json;            /* --json FILE ("-": stdout), or NULL */
     int quiet;
     play_cfg play;               /* the device and the transport (progress is set here) */

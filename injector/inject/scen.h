@@ -34,6 +34,7 @@
 #define SC_MAX_REQ 8
 #define SC_MAX_NEEDS 6
 #define SC_MAX_QUIRKS 4
+#define SC_MAX_ERRORS 20 /* errors said per script; the rest are counted */
 #define SC_ID_LEN 40
 
 /* A number to send: a literal, a variable, or absent (the default). */
@@ -225,8 +226,12 @@ typedef struct scenario {
     unsigned nsteps;
 } scenario;
 
-/* Parse text (the contents of file) into *out.  Returns 0, or -1 with a
- * message "file: $.path: what" in err.  defines: variables from the
+/* Parse text (the contents of file) into *out.  Returns 0, or -1 with
+ * every error found in err, one line each, "file:line:column: $.path:
+ * what" ("file: --set: what" where there is no place in the text): the
+ * first error of each step and top-level key, at most SC_MAX_ERRORS,
+ * then "file: N more errors not shown"; as many whole lines as errlen
+ * holds (SC_MAX_ERRORS * 720 holds them all).  defines: variables from the
  * command line (name=value), n_defines of them.  On failure *out holds
  * nothing to free. */
 int sc_parse(const char *file, const char *text, size_t len, const char *const *defines, unsigned n_defines,

@@ -3,8 +3,9 @@
  * Reading a scenario's JSON values (see scen_priv.h): each value is
  * checked where it is read, against its type and range, and an error
  * names the file and the JSON path of the value
- * ("bad.json: $.steps[3].send.frame.rev: 300 is not in 0..255").  The
- * first error is kept: later ones are consequences.
+ * ("bad.json:7:20: $.steps[3].send.frame.rev: 300 is not in 0..255").
+ * The first error of each part (a step, a top-level key) is kept: later
+ * ones there are consequences.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -21,12 +22,28 @@ int sp_fail(pctx *c, const char *path, const char *fmt, ...)
     if (c->bad)
         return -1;
     c->bad = 1;
-    char msg[400];
+    c->nerr++;
+    if (c->nerr > SC_MAX_ERRORS)
+        return -1;
+    char msg[400], line[700];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(c->err, c->errlen, "%s: %s: %s", c->file, path, msg);
+    unsigned ln, col;
+    if (sp_where(c->text, c->len, path, &ln, &col) == 0)
+        snprintf(line, sizeof line, "%s:%u:%u: %s: %s", c->file, ln, col, path, msg);
+    else
+        snprintf(line, sizeof line, "%s: %s: %s", c->file, path, msg);
+    /* One line per error; a line that does not fit is counted, not cut. */
+    size_t used = c->shown ? strlen(c->err) : 0;
+    if (used + 1 + strlen(line) + 1 <= c->errlen) {
+        snprintf(c->err + used, c->errlen - used, "%s%s", c->shown ? "\n" : "", line);
+        c->shown++;
+    } else if (!c->shown && c->errlen) {
+        snprintf(c->err, c->errlen, "%s", line);
+        c->shown++;
+    }
     return -1;
 }
 
@@ -194,8 +211,13 @@ int sp_get_val(pctx *c, const cJSON *j, const char *path, int64_t min, int64_t m
     memset(out, 0, sizeof *out);
     if (cJSON_IsString(j) && j->valuestring[0] == '$') {
         const char *n = j->valuestring + 1;
-        if (!var_known(c, n))
+        if (!var_known(c, n)) {
+            if (c->lost_vars) { /* an earlier step with an error may define it: not said */
+                c->bad = 1;
+                return -1;
+            }
             return sp_fail(c, path, "variable $%s is not defined before this step (\"vars\", --set, or a capture)", n);
+        }
         out->set = out->is_var = 1;
         snprintf(out->var, sizeof out->var, "%s", n);
         return 0;

@@ -5,8 +5,9 @@
  * Everything a run will need is checked here, before the first octet is
  * sent: unknown keys (a typo would otherwise silently do nothing), value
  * ranges, variables used before anything defines them, requirement ids
- * that are not in the catalogue.  The first error is reported with the
- * file name and the JSON path of the value.  This file reads the
+ * that are not in the catalogue.  Every error is reported (the first of
+ * each step and top-level key, at most SC_MAX_ERRORS, the rest counted)
+ * as file:line:column and the JSON path of the value.  This file reads the
  * document and its steps; the steps' bodies are read in scen_send.c and
  * scen_expect.c, the values in scen_json.c (scen_priv.h).
  */
@@ -220,6 +221,9 @@ static void where(const char *text, const char *at, unsigned *line, unsigned *co
     }
 }
 
+/* The part read is done: its error (if any) is said; on to the next. */
+static void next_part(pctx *c) { c->bad = 0; }
+
 int sc_parse(const char *file, const char *text, size_t len, const char *const *defines, unsigned n_defines,
              scenario *out, char *err, size_t errlen)
 {
@@ -230,6 +234,8 @@ int sc_parse(const char *file, const char *text, size_t len, const char *const *
     c.err = err;
     c.errlen = errlen;
     c.s = out;
+    if (errlen)
+        err[0] = 0;
     snprintf(out->file, sizeof out->file, "%s", file);
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
@@ -237,152 +243,165 @@ int sc_parse(const char *file, const char *text, size_t len, const char *const *
         unsigned line, col;
         const char *at = end ? end : cJSON_GetErrorPtr();
         where(text, at ? at : text, &line, &col);
-        snprintf(err, errlen, "%s: line %u, column %u: not valid JSON", file, line, col);
+        snprintf(err, errlen, "%s:%u:%u: not valid JSON", file, line, col);
         return -1;
     }
+    c.text = text;
+    c.len = len;
+    /* Each top-level key, each variable and each step is read on after an
+     * error in an earlier one: every error is said (the first of each
+     * part), up to SC_MAX_ERRORS. */
     static const char *const keys[] = {"name", "description", "device", "timeout_ms", "requirements", "vars",
                                        "fail_on_findings", "expected_findings", "test", "steps", NULL};
     char p[160];
-    int rc = -1;
-    if (sp_only_keys(&c, root, "$", keys))
-        goto out;
+    sp_only_keys(&c, root, "$", keys);
+    next_part(&c);
     const cJSON *nm = cJSON_GetObjectItemCaseSensitive(root, "name");
-    if (!nm || !cJSON_IsString(nm) || !*nm->valuestring) {
+    if (!nm || !cJSON_IsString(nm) || !*nm->valuestring)
         sp_fail(&c, "$.name", "a scenario needs a name (a non-empty string)");
-        goto out;
-    }
-    snprintf(out->name, sizeof out->name, "%s", nm->valuestring);
+    else
+        snprintf(out->name, sizeof out->name, "%s", nm->valuestring);
+    next_part(&c);
     const cJSON *ds = cJSON_GetObjectItemCaseSensitive(root, "description");
     if (ds) {
-        if (!cJSON_IsString(ds)) {
+        if (!cJSON_IsString(ds))
             sp_fail(&c, "$.description", "expected a string, got %s", sp_jtype(ds));
-            goto out;
-        }
-        snprintf(out->description, sizeof out->description, "%s", ds->valuestring);
+        else
+            snprintf(out->description, sizeof out->description, "%s", ds->valuestring);
     }
+    next_part(&c);
     const cJSON *dv = cJSON_GetObjectItemCaseSensitive(root, "device");
-    if (!dv || !cJSON_IsString(dv) || (strcmp(dv->valuestring, "responder") && strcmp(dv->valuestring, "initiator"))) {
+    if (!dv || !cJSON_IsString(dv) || (strcmp(dv->valuestring, "responder") && strcmp(dv->valuestring, "initiator")))
         sp_fail(&c, "$.device",
                 "say which MPA role the device under test plays: \"responder\" (mpa-inject "
                 "connects) or \"initiator\" (mpa-inject listens)");
-        goto out;
-    }
-    out->device_initiator = !strcmp(dv->valuestring, "initiator");
+    else
+        out->device_initiator = !strcmp(dv->valuestring, "initiator");
+    next_part(&c);
     out->timeout_ms = 3000;
     out->fail_on_findings = 1;
     const cJSON *to = cJSON_GetObjectItemCaseSensitive(root, "timeout_ms");
     int64_t v;
-    if (to) {
-        if (sp_get_int(&c, to, "$.timeout_ms", 1, 3600000, &v))
-            goto out;
+    if (to && sp_get_int(&c, to, "$.timeout_ms", 1, 3600000, &v) == 0)
         out->timeout_ms = (uint32_t)v;
-    }
+    next_part(&c);
     const cJSON *ff = cJSON_GetObjectItemCaseSensitive(root, "fail_on_findings");
     if (ff) {
-        if (!cJSON_IsBool(ff)) {
+        if (!cJSON_IsBool(ff))
             sp_fail(&c, "$.fail_on_findings", "expected true or false, got %s", sp_jtype(ff));
-            goto out;
-        }
-        out->fail_on_findings = (uint8_t)cJSON_IsTrue(ff);
+        else
+            out->fail_on_findings = (uint8_t)cJSON_IsTrue(ff);
     }
+    next_part(&c);
     const cJSON *rq = cJSON_GetObjectItemCaseSensitive(root, "requirements");
-    if (rq && parse_reqs(&c, rq, "$.requirements", out->req, &out->nreq))
-        goto out;
+    if (rq)
+        parse_reqs(&c, rq, "$.requirements", out->req, &out->nreq);
+    next_part(&c);
     const cJSON *ef = cJSON_GetObjectItemCaseSensitive(root, "expected_findings");
-    if (ef && parse_reqs(&c, ef, "$.expected_findings", out->expected_findings, &out->nexpected))
-        goto out;
+    if (ef)
+        parse_reqs(&c, ef, "$.expected_findings", out->expected_findings, &out->nexpected);
+    next_part(&c);
     const cJSON *tm = cJSON_GetObjectItemCaseSensitive(root, "test");
-    if (tm && parse_test(&c, tm, out))
-        goto out;
+    if (tm)
+        parse_test(&c, tm, out);
+    next_part(&c);
     /* variables: the script's, then the command line's (which win) */
     const cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "vars");
-    if (vs) {
-        if (!cJSON_IsObject(vs)) {
-            sp_fail(&c, "$.vars", "expected an object {\"name\": number}, got %s", sp_jtype(vs));
-            goto out;
-        }
-        for (const cJSON *m = vs->child; m; m = m->next) {
+    if (vs && !cJSON_IsObject(vs)) {
+        sp_fail(&c, "$.vars", "expected an object {\"name\": number}, got %s", sp_jtype(vs));
+        c.lost_vars = 1;
+    } else if (vs) {
+        for (const cJSON *m = vs->child; m; m = m->next, next_part(&c)) {
             sp_sub(p, sizeof p, "$.vars", m->string);
             if (sp_define_var(&c, p, m->string) || sp_get_int(&c, m, p, 0, INT64_MAX, &v))
-                goto out;
+                continue;
             if (out->nvars >= SC_MAX_VARS) {
                 sp_fail(&c, p, "too many variables");
-                goto out;
+                break;
             }
             snprintf(out->vars[out->nvars].name, SC_VAR_LEN, "%s", m->string);
             out->vars[out->nvars++].v = v;
         }
     }
-    for (unsigned i = 0; i < n_defines; i++) {
+    next_part(&c);
+    for (unsigned i = 0; i < n_defines; i++, next_part(&c)) {
         const char *eq = strchr(defines[i], '=');
         char name[SC_VAR_LEN];
         size_t nl = eq ? (size_t)(eq - defines[i]) : 0;
         if (!eq || nl == 0 || nl >= SC_VAR_LEN || sp_str_num(eq + 1, &v)) {
+            /* the command line's, not the script's: said alone */
             snprintf(err, errlen, "--set %s: expected NAME=NUMBER", defines[i]);
-            goto out_quiet;
+            cJSON_Delete(root);
+            sc_free(out);
+            return -1;
         }
         memcpy(name, defines[i], nl);
         name[nl] = 0;
         if (sp_define_var(&c, "--set", name))
-            goto out;
+            continue;
         unsigned k;
         for (k = 0; k < out->nvars && strcmp(out->vars[k].name, name); k++)
             ;
         if (k == out->nvars) {
             if (out->nvars >= SC_MAX_VARS) {
                 sp_fail(&c, "--set", "too many variables");
-                goto out;
+                break;
             }
             snprintf(out->vars[out->nvars++].name, SC_VAR_LEN, "%s", name);
         }
         out->vars[k].v = v;
     }
+    next_part(&c);
     const cJSON *steps = cJSON_GetObjectItemCaseSensitive(root, "steps");
-    if (!steps || !cJSON_IsArray(steps) || !cJSON_GetArraySize(steps)) {
+    int n = steps && cJSON_IsArray(steps) ? cJSON_GetArraySize(steps) : 0;
+    if (!n)
         sp_fail(&c, "$.steps", "a scenario needs a non-empty array of steps");
-        goto out;
-    }
-    int n = cJSON_GetArraySize(steps);
-    if (n > 100000) {
+    else if (n > 100000)
         sp_fail(&c, "$.steps", "%d steps is too many (at most 100000)", n);
-        goto out;
-    }
-    out->steps = calloc((size_t)n, sizeof *out->steps);
-    if (!out->steps) {
+    else if (!(out->steps = calloc((size_t)n, sizeof *out->steps)))
         sp_fail(&c, "$.steps", "out of memory");
-        goto out;
-    }
-    int i = 0, opened = 0;
-    for (const cJSON *e = steps->child; e; e = e->next, i++) {
-        sp_idx(p, sizeof p, "$.steps", i);
-        out->nsteps = (unsigned)i + 1;
-        if (parse_step(&c, e, p, &out->steps[i]))
-            goto out;
-        sc_step *st = &out->steps[i];
-        if (st->verb == SV_OPEN) {
-            if (opened) {
-                sp_fail(&c, p, "the connection is already open (one connection per scenario)");
-                goto out;
+    if (out->steps) {
+        int i = 0, opened = 0, order = 1; /* order: the open/sleep order can still be judged */
+        for (const cJSON *e = steps->child; e; e = e->next, i++, next_part(&c)) {
+            sp_idx(p, sizeof p, "$.steps", i);
+            out->nsteps = (unsigned)i + 1;
+            unsigned before = c.nerr;
+            parse_step(&c, e, p, &out->steps[i]);
+            if (c.nerr != before)
+                c.lost_vars = 1; /* it may have captured a variable */
+            const sc_step *st = &out->steps[i];
+            if (!st->verb) {
+                order = 0; /* which verb it meant is unknown */
+                continue;
             }
-            opened = 1;
-        } else if (!opened && st->verb != SV_SLEEP) {
-            sp_fail(&c, p, "the first steps must open the connection (\"open\": {})");
-            goto out;
+            next_part(&c);
+            if (st->verb == SV_OPEN) {
+                if (opened && order)
+                    sp_fail(&c, p, "the connection is already open (one connection per scenario)");
+                opened = 1;
+            } else if (!opened && st->verb != SV_SLEEP && order) {
+                sp_fail(&c, p, "the first steps must open the connection (\"open\": {})");
+                order = 0; /* said once */
+            }
         }
+        if (!opened && order)
+            sp_fail(&c, "$.steps", "no step opens the connection (\"open\": {})");
     }
-    if (!opened) {
-        sp_fail(&c, "$.steps", "no step opens the connection (\"open\": {})");
-        goto out;
+    next_part(&c);
+    if (c.nerr > c.shown) {
+        size_t used = strlen(err);
+        char more[120];
+        snprintf(more, sizeof more, "%s%s: %u more error%s not shown", used ? "\n" : "", file, c.nerr - c.shown,
+                 c.nerr - c.shown == 1 ? "" : "s");
+        if (used + strlen(more) < errlen)
+            memcpy(err + used, more, strlen(more) + 1);
     }
-    rc = 0;
-out:
-    if (rc)
-        sp_fail(&c, "$", "invalid scenario"); /* keeps the first message */
-out_quiet:
     cJSON_Delete(root);
-    if (rc)
+    if (c.nerr) {
         sc_free(out);
-    return rc;
+        return -1;
+    }
+    return 0;
 }
 
 int sc_load(const char *file, const char *const *defines, unsigned n_defines, scenario *out, char *err,

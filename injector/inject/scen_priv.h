@@ -55,21 +55,33 @@ void sp_bytes_free(sc_bytes *b);
 /* The longest octet string a script may give ({"len": N} included). */
 #define SC_BYTES_MAX (1u << 20)
 
-/* Where the parser is: the file, the error (the first one wins), the
- * scenario being filled, the variables defined so far. */
+/* Where the parser is: the file and its text, the errors (one line each
+ * in err), the scenario being filled, the variables defined so far. */
 typedef struct pctx {
     const char *file;
+    const char *text;   /* for the line and column of a path */
+    size_t len;
     char *err;
     size_t errlen;
-    int bad;
+    int bad;            /* the part being read (a step, a key) has an error: its first is said */
+    unsigned nerr;      /* errors in all */
+    unsigned shown;     /* of those, in err */
+    int lost_vars;      /* a step with an error may have defined variables */
     scenario *s;
     /* variables defined so far (in script order) */
     char vars[SC_MAX_VARS][SC_VAR_LEN]; /* every name: vars, --set and captures (the runner keeps as many) */
     unsigned nvars;
 } pctx;
 
-/* Record "file: path: message" unless an error is recorded already; -1. */
+/* Record "file:line:column: path: message" (the place of path in the
+ * text; "file: path: message" when it has none) unless the part being
+ * read has an error already; -1. */
 int sp_fail(pctx *c, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The line and column (from 1) of JSON path ("$.steps[2].send.rev") in
+ * text: of a member's key, of an element's value; of the deepest part of
+ * the path that is there.  0, or -1 when path is not a JSON path. */
+int sp_where(const char *text, size_t len, const char *path, unsigned *line, unsigned *col);
 
 /* "a number", "a string", ...: what j is, for messages. */
 const char *sp_jtype(const cJSON *j);

@@ -42,7 +42,8 @@ static const char usage_text[] =
     "  --stats                print startups per second at the end\n"
     "  --fault NAME           break one rule (see --list-faults)\n"
     "  --list-faults          the faults: name, roles, rule ids as Initiator / Responder\n"
-    "  -q, --quiet            no per-connection lines\n"
+    "  -q, --quiet            no per-connection lines, no \"listening on\" line (but\n"
+    "                         for --listen PORT 0)\n"
     "  -v, --verbose          findings as they come; twice: every engine event\n"
     "  -h, --help             this text\n"
     "  --version              the toolkit's version\n"
@@ -185,7 +186,8 @@ void peer_options(int argc, char **argv, peer_cfg *cfg)
     cfg->rtr[0] = MPA_RTR_SEND, cfg->rtr[1] = MPA_RTR_WRITE, cfg->rtr[2] = MPA_RTR_READ;
     cfg->n_rtr = 3;
     int o;
-    while ((o = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
+    opterr = 0; /* said below, in one line */
+    while ((o = getopt_long(argc, argv, ":qvh", opts, NULL)) != -1) {
         switch (o) {
         case O_LISTEN:
         case O_CONNECT:
@@ -281,9 +283,15 @@ void peer_options(int argc, char **argv, peer_cfg *cfg)
         case 'h':
             fputs(usage_text, stdout);
             exit(0);
+        case ':':
+            usage_error("%s needs a value", argv[optind - 1]);
+            break;
         default:
-            fprintf(stderr, "(mpa-peer --help for the options)\n");
-            exit(EXIT_USAGE);
+            if (optopt > 0 && optopt < 256) {
+                char opt[3] = {'-', (char)optopt, 0};
+                usage_error("unknown option %s", opt);
+            }
+            usage_error("unknown option %s", argv[optind - 1]);
         }
     }
     if (optind < argc)

@@ -141,7 +141,10 @@ static void start_listen(void)
     getsockname(lfd, (struct sockaddr *)&sa, &len);
     char name[80];
     addr_str((struct sockaddr *)&sa, name, sizeof name);
-    fprintf(stderr, "mpa-peer: listening on %s as %s\n", name, mpa_role_str(cfg->role));
+    /* -q leaves it out, unless the port was chosen here (PORT 0): then it
+     * is the only way to learn it. */
+    if (!cfg->quiet || strtoul(cfg->port, NULL, 0) == 0)
+        fprintf(stderr, "mpa-peer: listening on %s as %s\n", name, mpa_role_str(cfg->role));
     struct epoll_event e = {EPOLLIN, {.ptr = (void *)&listen_tag}};
     epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &e);
 }
@@ -447,6 +450,17 @@ int peer_serve(const peer_cfg *c)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* SIGINT and SIGTERM are let in only while waiting for events
+     * (epoll_pwait): one that came between the check of stop and the wait
+     * would not end the wait, and the program would sit out the next
+     * deadline (up to --timeout-ms, 5 s) or forever. */
+    sigset_t stopsigs, waitmask;
+    sigemptyset(&stopsigs);
+    sigaddset(&stopsigs, SIGINT);
+    sigaddset(&stopsigs, SIGTERM);
+    sigprocmask(SIG_BLOCK, &stopsigs, &waitmask);
+    sigdelset(&waitmask, SIGINT);
+    sigdelset(&waitmask, SIGTERM);
     setvbuf(stdout, NULL, _IOLBF, 0); /* a reader sees each connection as it ends */
     ep = epoll_create1(EPOLL_CLOEXEC);
     if (ep < 0) {
@@ -471,10 +485,10 @@ int peer_serve(const peer_cfg *c)
         int timeout = -1;
         if (dl_head)
             timeout = dl_head->deadline > now ? (int)(dl_head->deadline - now) : 0;
-        int n = epoll_wait(ep, evs, 256, timeout);
+        int n = epoll_pwait(ep, evs, 256, timeout, &waitmask);
         now = mono_ms();
         if (n < 0 && errno != EINTR) {
-            perror("mpa-peer: epoll_wait");
+            perror("mpa-peer: epoll_pwait");
             break;
         }
         for (int i = 0; i < n; i++) {

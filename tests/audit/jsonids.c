@@ -35,8 +35,31 @@ static int has_type(const cJSON *o, const char *k, int type_mask)
     return (v->type & type_mask) != 0;
 }
 
+/* An RFC 3339 UTC time to the microsecond: 2024-01-01T00:00:00.000347Z. */
+static int is_time(const cJSON *v)
+{
+    if (!cJSON_IsString(v))
+        return 0;
+    const char *pat = "dddd-dd-ddTdd:dd:dd.ddddddZ", *s = v->valuestring;
+    for (; *pat; pat++, s++)
+        if (*pat == 'd' ? !(*s >= '0' && *s <= '9') : *s != *pat)
+            return 0;
+    return *s == 0;
+}
+
+/* The 5-tuple of a finding or a connection line (schema 3): present
+ * (null only for findings not tied to a connection). */
+static void flow(const cJSON *f, const char *where, const char *id, int tied)
+{
+    int ty = tied ? 0 : cJSON_NULL;
+    if (!has_type(f, "src_ip", cJSON_String | ty) || !has_type(f, "src_port", cJSON_Number | ty) ||
+        !has_type(f, "dest_ip", cJSON_String | ty) || !has_type(f, "dest_port", cJSON_Number | ty) ||
+        !has_type(f, "proto", cJSON_String | ty))
+        BAD("%s: %s lacks src_ip/src_port/dest_ip/dest_port/proto", where, id);
+}
+
 /* One finding object: the fields the contract promises. */
-static void finding(const cJSON *f, const char *where)
+static void finding(const cJSON *f, const char *where, int tied)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(f, "id");
     const cJSON *sev = cJSON_GetObjectItemCaseSensitive(f, "severity");
@@ -61,6 +84,12 @@ static void finding(const cJSON *f, const char *where)
         BAD("%s: %s message \"%s\" is not the rule's text", where, id->valuestring, msg->valuestring);
     if (!has_type(f, "detail", cJSON_String))
         BAD("%s: %s lacks detail", where, id->valuestring);
+    /* Schema 3: the capture time of its frame, and its 5-tuple.  Only a
+     * finding made before any packet was read has no time. */
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(f, "timestamp");
+    if (!is_time(ts) && !(cJSON_IsNull(ts) && !tied && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(f, "frame"))))
+        BAD("%s: %s without an RFC 3339 timestamp", where, id->valuestring);
+    flow(f, where, id->valuestring, tied);
     seen[fid]++;
 }
 
@@ -73,7 +102,10 @@ static void connection(const cJSON *c, int want_findings)
     if (!cJSON_IsArray(ts))
         BAD("a connection without a terminates array");
     const cJSON *x;
-    cJSON_ArrayForEach(x, fs) finding(x, "connection");
+    cJSON_ArrayForEach(x, fs) finding(x, "connection", 1);
+    if (!is_time(cJSON_GetObjectItemCaseSensitive(c, "first_timestamp")) ||
+        !is_time(cJSON_GetObjectItemCaseSensitive(c, "last_timestamp")))
+        BAD("a connection without first_timestamp/last_timestamp");
     cJSON_ArrayForEach(x, ts)
     {
         if (!has_type(x, "from", cJSON_String) || !has_type(x, "layer", cJSON_Number) ||
@@ -81,6 +113,14 @@ static void connection(const cJSON *c, int want_findings)
             !has_type(x, "name", cJSON_String))
             BAD("a terminate without from/layer/etype/code/name");
     }
+}
+
+/* A JSON Lines object's event_type (Suricata EVE's name for the kind). */
+static void event_type(const cJSON *o, const char *want)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "event_type");
+    if (!cJSON_IsString(v) || strcmp(v->valuestring, want))
+        BAD("jsonl: a line without event_type \"%s\"", want);
 }
 
 int main(int argc, char **argv)
@@ -98,11 +138,25 @@ int main(int argc, char **argv)
             if (!o || !cJSON_IsString(type)) {
                 BAD("a line that is not a typed JSON object: %.80s", line);
             } else if (!strcmp(type->valuestring, "finding")) {
-                finding(o, "jsonl");
+                int tied = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "connection"));
+                finding(o, "jsonl", tied);
+                if (!has_type(o, "initiator_ip", cJSON_String | cJSON_NULL) ||
+                    !has_type(o, "initiator_port", cJSON_Number | cJSON_NULL) ||
+                    !has_type(o, "responder_ip", cJSON_String | cJSON_NULL) ||
+                    !has_type(o, "responder_port", cJSON_Number | cJSON_NULL))
+                    BAD("jsonl: a finding line without initiator_ip/_port, responder_ip/_port");
+                event_type(o, "mpa_finding");
             } else if (!strcmp(type->valuestring, "connection")) {
                 connection(o, 0);
+                if (!is_time(cJSON_GetObjectItemCaseSensitive(o, "timestamp")))
+                    BAD("jsonl: a connection line without an RFC 3339 timestamp");
+                flow(o, "jsonl", "a connection line", 1);
+                event_type(o, "mpa_connection");
             } else if (!strcmp(type->valuestring, "summary")) {
                 summary++;
+                event_type(o, "mpa_summary");
+                if (!has_type(o, "timestamp", cJSON_String | cJSON_NULL))
+                    BAD("jsonl: a summary line without a timestamp");
             } else {
                 BAD("unknown type %s", type->valuestring);
             }
@@ -121,7 +175,7 @@ int main(int argc, char **argv)
                 BAD("no connections/findings arrays at the top");
             const cJSON *x;
             cJSON_ArrayForEach(x, conns) connection(x, 1);
-            cJSON_ArrayForEach(x, gf) finding(x, "top-level");
+            cJSON_ArrayForEach(x, gf) finding(x, "top-level", 0);
             cJSON_Delete(doc);
         }
     }

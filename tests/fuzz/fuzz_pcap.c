@@ -74,7 +74,7 @@ static void run(const uint8_t *data, size_t size, int small)
         n++;
     }
     audit_finish(a);
-    report_end(r, 0);
+    report_end(r, 0, 0);
     const audit_stats *s = audit_get_stats(a);
     if (s->packets != n)
         FAIL("%llu packets counted, %u fed", (unsigned long long)s->packets, n);

@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FAIL("accepted a zero timeout");
         sc_free(&s);
     } else if (rc == -1) {
-        if (strncmp(err, "in.json: ", 9) || !err[9])
+        if (strncmp(err, "in.json:", 8) || !err[9])
             FAIL("rejected without naming the file: \"%s\"", err);
     } else {
         FAIL("sc_parse returned %d", rc);

@@ -68,7 +68,8 @@ if [ -z "$only" ]; then
         n=$((n + 1))
         out=$($inj --check "$f" 2>&1)
         rc=$?
-        want=$(grep -F -- "mpa-inject: $f: " tests/inject/bad/expected.txt)
+        # every error of the script, one line each, file:line:column first
+        want=$(grep -F -- "mpa-inject: $f:" tests/inject/bad/expected.txt)
         [ $rc = 2 ] && ok || ko "--check $f: exit $rc, expected 2"
         [ "$out" = "$want" ] && ok || ko "--check $f said: $out
     expected: $want"
@@ -76,8 +77,8 @@ if [ -z "$only" ]; then
         out2=$($inj -t 127.0.0.1:1 --no-trace "$f" 2>&1)
         [ "$out2" = "$want" ] && ok || ko "$f with -t: $out2"
     done
-    [ "$n" = "$(wc -l <tests/inject/bad/expected.txt)" ] && ok ||
-        ko "tests/inject/bad has $n scripts, expected.txt $(wc -l <tests/inject/bad/expected.txt) lines"
+    nexp=$(sed 's/\.json:.*/.json/' tests/inject/bad/expected.txt | sort -u | wc -l)
+    [ "$n" = "$nexp" ] && ok || ko "tests/inject/bad has $n scripts, expected.txt names $nexp"
     out=$($inj --check tests/inject/no-such-file.json 2>&1)
     [ $? = 2 ] && [[ $out == *"no-such-file.json"* ]] && ok || ko "a missing script: $out"
     usage() {
@@ -87,6 +88,22 @@ if [ -z "$only" ]; then
         [ $rc = 2 ] && [[ $out == *"$want"* ]] && ok || ko "mpa-inject $*: exit $rc, output: ${out:0:300}"
     }
     usage "no scenario given"
+    # A bad option: one line and where the options are, not the whole help.
+    for bad in --bogus -x "-t" "--trace"; do
+        out=$($inj $bad 2>&1)
+        rc=$?
+        [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 2 ] && [[ $out == "mpa-inject: "*"(mpa-inject --help for the options)" ]] &&
+            ok || ko "mpa-inject $bad: exit $rc, output: ${out:0:300}"
+    done
+    # No file unless asked: a run (here one that cannot connect) leaves
+    # nothing in the current folder without -w or --trace-dir.
+    mkdir -p "$tmp/cwd"
+    ainj=$inj
+    case $ainj in /*) ;; *) ainj=$PWD/$inj ;; esac
+    (cd "$tmp/cwd" && $ainj -q -t 127.0.0.1:1 "$OLDPWD/$sc/responder-basic.json" >/dev/null 2>&1)
+    [ -z "$(ls -A "$tmp/cwd")" ] && ok || ko "a run without -w or --trace-dir wrote: $(ls -A "$tmp/cwd")"
+    (cd "$tmp/cwd" && $ainj -q -t 127.0.0.1:1 --trace-dir . "$OLDPWD/$sc/responder-basic.json" >/dev/null 2>&1)
+    [ -s "$tmp/cwd/responder-basic.pcapng" ] && ok || ko "--trace-dir . wrote no responder-basic.pcapng"
     usage "say where it listens" $sc/responder-basic.json
     usage "say where it connects to" $sc/initiator-basic.json
     usage "give one" --lab x --spawn y -t 1 $sc/responder-basic.json

@@ -103,6 +103,55 @@ usage --listen 0 --pd 123
 usage --connect 127.0.0.1:1 --reject
 usage --listen 0 --markers 2
 usage --listen 0 --send 1                        # a Responder echoes
+# A bad option: one line, and where the options are (not the whole help).
+for bad in --bogus -z --listen; do
+    $peer $bad >/dev/null 2>$tmp/u.err
+    rc=$?
+    if [ $rc = 2 ] && [ "$(wc -l <$tmp/u.err)" = 2 ] && grep -q "^mpa-peer: " $tmp/u.err &&
+        grep -q -- "(mpa-peer --help for the options)" $tmp/u.err; then ok; else
+        ko "mpa-peer $bad: exit $rc, stderr: $(head -c 300 $tmp/u.err)"; fi
+done
+
+# -q: nothing on stderr for a port that was given; "listening on" only
+# when the port is chosen (PORT 0: the only way to learn it).  SIGTERM:
+# the program ends at once (well under 0.5 s), idle or with a connection
+# open, every time (a signal between two waits must not be lost).
+qport=$((30000 + $$ % 2000))
+sigterm_ms() { # PEER-ARGS...: start, (connect,) SIGTERM; prints "ms rc"
+    $peer "$@" >/dev/null 2>>$tmp/q.err &
+    local lp=$! i t0 rc
+    for i in $(seq 100); do
+        (exec 3<>/dev/tcp/127.0.0.1/$qport) 2>/dev/null && break
+        sleep 0.02
+    done
+    [ "$open" = 1 ] && exec 3<>/dev/tcp/127.0.0.1/$qport
+    sleep 0.05
+    t0=$(date +%s%N)
+    kill -TERM $lp
+    for i in $(seq 300); do kill -0 $lp 2>/dev/null || break; sleep 0.01; done
+    kill -KILL $lp 2>/dev/null # still there after 3 s: counted as such
+    wait $lp
+    rc=$?
+    echo "$((($(date +%s%N) - t0) / 1000000)) $rc"
+    [ "$open" = 1 ] && exec 3>&-
+}
+: >$tmp/q.err
+slow=""
+for open in 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1; do
+    set -- $(sigterm_ms --listen 127.0.0.1:$qport -q --timeout-ms 20000)
+    # (status 3: the probe connections that waited for the port failed;
+    # 128 and up: it died of the signal instead of ending)
+    [ "$1" -lt 500 ] && [ "$2" -lt 128 ] || slow="$slow ${1}ms/status $2"
+done
+[ -z "$slow" ] && ok || ko "SIGTERM: mpa-peer took or ended:$slow"
+[ ! -s $tmp/q.err ] && ok || ko "mpa-peer -q --listen 127.0.0.1:$qport said: $(head -c 300 $tmp/q.err)"
+timeout 5 $peer --listen 127.0.0.1:0 -q --count 1 >/dev/null 2>$tmp/q0.err &
+q0=$!
+for _ in $(seq 100); do grep -q "listening on 127.0.0.1:" $tmp/q0.err && break; sleep 0.02; done
+grep -q "^mpa-peer: listening on 127.0.0.1:[1-9][0-9]* as responder$" $tmp/q0.err && ok ||
+    ko "mpa-peer -q --listen 127.0.0.1:0 did not say its port: $(head -c 300 $tmp/q0.err)"
+kill -TERM $q0 2>/dev/null
+wait $q0 2>/dev/null
 
 # ---- live cases ------------------------------------------------------------
 
