@@ -96,7 +96,7 @@ static int num_opt(const char *name, const char *arg, long min, long max, const 
 {
     long num;
     if (play_num_arg(arg, min, max, &num)) {
-        fprintf(stderr, "mpa-conform: %s %s: %s\n", name, arg, what);
+        fprintf(stderr, "mpa-conform: %s %s: %s\n(mpa-conform --help for the options)\n", name, arg, what);
         return -1;
     }
     *out = (uint16_t)num;
@@ -129,7 +129,8 @@ static int parse_args(int argc, char **argv, cli *c)
     c->caps = "";
     c->globs = calloc((size_t)argc + 1, sizeof *c->globs);
     int o;
-    while ((o = getopt_long(argc, argv, "d:l:r:46t:o:qvh", lo, NULL)) != -1) {
+    opterr = 0; /* said here, in one line */
+    while ((o = getopt_long(argc, argv, ":d:l:r:46t:o:qvh", lo, NULL)) != -1) {
         switch (o) {
         case 'd': c->pc.target = optarg; break;
         case 'l': c->pc.listen_at = optarg; break;
@@ -166,7 +167,12 @@ static int parse_args(int argc, char **argv, cli *c)
         case 'v': c->verbose = 1; break;
         case 'h': usage(stdout); return 0;
         case O_VERSION: prog_version(NULL); return 0;
-        default: fprintf(stderr, "try 'mpa-conform --help'\n"); return 2;
+        case ':':
+            fprintf(stderr, "mpa-conform: %s needs a value\n(mpa-conform --help for the options)\n", argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "mpa-conform: unknown option %s\n(mpa-conform --help for the options)\n", argv[optind - 1]);
+            return 2;
         }
     }
     c->first_arg = optind;

@@ -92,7 +92,7 @@ if want static; then
     # a bad option: one line and where to look, not the whole help
     out=$($conf --no-such-option 2>&1)
     rc=$?
-    [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" -le 2 ] && [[ $out == *"try 'mpa-conform --help'"* ]] && ok ||
+    [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" -le 2 ] && [[ $out == *"unknown option --no-such-option"*"(mpa-conform --help for the options)"* ]] && ok ||
         ko "bad option: exit $rc, $(echo "$out" | wc -l) lines: ${out:0:200}"
     # the device is not there: one line that says so, exit 3, within seconds;
     # the JSON says why and has the tests skipped
