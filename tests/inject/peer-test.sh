@@ -145,12 +145,19 @@ for open in 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1; do
 done
 [ -z "$slow" ] && ok || ko "SIGTERM: mpa-peer took or ended:$slow"
 [ ! -s $tmp/q.err ] && ok || ko "mpa-peer -q --listen 127.0.0.1:$qport said: $(head -c 300 $tmp/q.err)"
-timeout 5 $peer --listen 127.0.0.1:0 -q --count 1 >/dev/null 2>$tmp/q0.err &
+# (the peer itself in the background, not under timeout: SIGTERM goes
+# to it, and one that outlives it is killed here, not left behind)
+$peer --listen 127.0.0.1:0 -q --count 1 >/dev/null 2>$tmp/q0.err &
 q0=$!
 for _ in $(seq 100); do grep -q "listening on 127.0.0.1:" $tmp/q0.err && break; sleep 0.02; done
 grep -q "^mpa-peer: listening on 127.0.0.1:[1-9][0-9]* as responder$" $tmp/q0.err && ok ||
     ko "mpa-peer -q --listen 127.0.0.1:0 did not say its port: $(head -c 300 $tmp/q0.err)"
 kill -TERM $q0 2>/dev/null
+for _ in $(seq 250); do kill -0 $q0 2>/dev/null || break; sleep 0.02; done
+if kill -0 $q0 2>/dev/null; then
+    kill -KILL $q0 2>/dev/null
+    ko "mpa-peer -q --listen 127.0.0.1:0 still ran 5 s after SIGTERM"
+else ok; fi
 wait $q0 2>/dev/null
 
 # ---- live cases ------------------------------------------------------------
