@@ -194,10 +194,10 @@ deb-test:
 
 # The fast tests (a few minutes, no network, no QEMU): what a package
 # build runs.
-check: layers werror unit capture-unit release-test golden-check audit-golden capture-sweep plugin-golden
+check: layers werror unit capture-unit release-test golden-check audit-golden audit-shard capture-sweep plugin-golden
 	@echo "make check: all passed"
 
-test: layers werror unit capture-unit release-test golden-check audit-golden capture-sweep audit-live audit-robust plugin-golden \
+test: layers werror unit capture-unit release-test golden-check audit-golden audit-shard capture-sweep audit-live audit-robust plugin-golden \
       plugin-robust peer-test utcp-test inject-test raw-test conform-test deb-test siw-golden dut-siw fuzz-smoke
 	@echo "make test: all suites passed"
 
@@ -339,3 +339,9 @@ audit-golden: $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids
 
 golden-audit: $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids
 	scripts/audit-golden.sh --update
+
+# mpa-audit --shard K/N and mpa-audit merge: the merged shards of every
+# reference capture equal one run (tests/audit/shard-merge.sh).
+.PHONY: audit-shard
+audit-shard: $(B)/mpa-audit $(B)/mpa-capgen
+	@tests/audit/shard-merge.sh

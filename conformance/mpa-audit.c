@@ -18,6 +18,7 @@
 
 #include "audit.h"
 #include "input.h"
+#include "merge.h"
 #include "prog.h"
 #include "report.h"
 
@@ -26,6 +27,8 @@ static const char usage[] =
     "usage: mpa-audit [options] FILE...        audit pcap/pcapng files (- reads stdin)\n"
     "       mpa-audit [options] -i IFACE        audit live traffic until interrupted\n"
     "       mpa-audit --list-rules              the requirement catalogue\n"
+    "       mpa-audit merge [-o FILE] SHARD.json...   one report from the --json\n"
+    "                                           documents of all shards of one audit\n"
     "\n"
     "Finds the TCP connections that speak MPA (by their startup frames, on any port),\n"
     "decodes them and reports every place either side broke a rule of the catalogue,\n"
@@ -68,6 +71,11 @@ static const char usage[] =
     "                       for MPA to be recognised (default 8)\n"
     "  --idle S             close a connection after S seconds of capture time\n"
     "                       without packets (default 600)\n"
+    "\n"
+    "Many machines (see mpa-audit(1), SHARDS):\n"
+    "  --shard K/N          audit only the connections whose flow hash is K modulo N\n"
+    "                       (K from 0 to N-1); every packet is still read and\n"
+    "                       counted. mpa-audit merge joins the N --json documents\n"
     "\n"
     "  -h, --help, --version\n"
     "\n"
@@ -139,6 +147,23 @@ static void parse_ports(audit_opts *o, const char *s)
     }
 }
 
+/* K/N: shard K (0..N-1) of N. */
+static void parse_shard(const char *s, audit_opts *o)
+{
+    const char *slash = strchr(s, '/');
+    char k[32];
+    if (!slash || (size_t)(slash - s) >= sizeof k)
+        die_usage("--shard takes K/N (shard K of N, K from 0 to N-1), not \"%s\"", s);
+    memcpy(k, s, (size_t)(slash - s));
+    k[slash - s] = 0;
+    o->nshards = (unsigned)parse_num("--shard N", slash + 1, 1000000);
+    o->shard = (unsigned)parse_num("--shard K", k, 1000000);
+    if (!o->nshards)
+        die_usage("--shard K/N: N must be at least 1");
+    if (o->shard >= o->nshards)
+        die_usage("--shard %s: K counts from 0 to N-1 (%u)", s, o->nshards - 1);
+}
+
 static void list_rules(void)
 {
     printf("%-30s %-6s %-8s %-44s %s\n", "id", "level", "checked", "clause", "rule");
@@ -162,6 +187,7 @@ typedef struct cli {
     int fail_on; /* an mpa_severity; 3: never */
     char **files;
     int nfiles;
+    int sharded;
 } cli;
 
 static void parse_args(int argc, char **argv, cli *c)
@@ -173,7 +199,7 @@ static void parse_args(int argc, char **argv, cli *c)
     c->in.progress = 1;
     c->fail_on = MPA_SEV_ERROR;
     enum { O_JSON = 256, O_JSONL, O_LIST, O_FAIL, O_MARKERS, O_CRC, O_MAXF, O_MAXC, O_MAXM, O_MEM, O_IDLE, O_NOTIME,
-           O_NOPROG, O_DUR, O_VERSION };
+           O_NOPROG, O_DUR, O_VERSION, O_SHARD };
     static const struct option lopts[] = {
         {"json", no_argument, NULL, O_JSON},
         {"jsonl", no_argument, NULL, O_JSONL},
@@ -194,6 +220,7 @@ static void parse_args(int argc, char **argv, cli *c)
         {"filter", required_argument, NULL, 'f'},
         {"count", required_argument, NULL, 'c'},
         {"duration", required_argument, NULL, O_DUR},
+        {"shard", required_argument, NULL, O_SHARD},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0},
@@ -274,6 +301,10 @@ static void parse_args(int argc, char **argv, cli *c)
         case O_DUR:
             c->in.duration = parse_num("--duration", optarg, 100000000);
             break;
+        case O_SHARD:
+            parse_shard(optarg, &c->o);
+            c->sharded = 1;
+            break;
         case 'h':
             fputs(usage, stdout);
             exit(0);
@@ -329,6 +360,24 @@ static int check_inputs(const cli *c)
     return rc;
 }
 
+/* The options that shape the report, one canonical line: shards made
+ * with different ones are not merged. */
+static void options_line(const cli *c, char *buf, size_t n)
+{
+    static const char tri[3] = {'a', '0', '1'}; /* MPA_TRI_UNKNOWN, OFF, ON */
+    const audit_opts *o = &c->o;
+    size_t k = (size_t)snprintf(buf, n, "ports=");
+    for (unsigned i = 0; i < o->nports && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%u", i ? "," : "", o->ports[i]);
+    if (k < n)
+        snprintf(buf + k, n - k,
+                 " markers=%c%c crc=%c%c max-findings=%u max-conns=%u max-mpa=%u mem-cap=%zu idle=%llu "
+                 "count=%llu filter=%s",
+                 tri[o->mid_markers[0] % 3], tri[o->mid_markers[1] % 3], tri[o->mid_crc[0] % 3],
+                 tri[o->mid_crc[1] % 3], o->max_findings, o->max_conns, o->max_mpa, o->mem_cap,
+                 (unsigned long long)o->idle_ns, c->in.max_count, c->in.filter ? c->in.filter : "");
+}
+
 static int run(const cli *c)
 {
     if (!c->iface && check_inputs(c))
@@ -346,6 +395,12 @@ static int run(const cli *c)
         return 2;
     }
     report_bind(rep, a);
+    char opts[1024];
+    if (c->sharded) {
+        options_line(c, opts, sizeof opts);
+        report_shard_info si = {c->o.shard, c->o.nshards, opts, c->fail_on};
+        report_set_shard(rep, &si);
+    }
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -372,10 +427,48 @@ static int run(const cli *c)
     return fail ? 1 : 0;
 }
 
+/* mpa-audit merge [-o FILE] SHARD.json... */
+static int merge_main(int argc, char **argv)
+{
+    const char *outfile = NULL;
+    static const struct option lopts[] = {
+        {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int ch;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":o:h", lopts, NULL)) != -1) {
+        switch (ch) {
+        case 'o':
+            outfile = optarg;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            exit(0);
+        case ':':
+            die_usage("merge: %s needs a value", argv[optind - 1]);
+            break;
+        default:
+            die_usage("merge: unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        die_usage("merge: name the --json documents of the shards (mpa-audit --json --shard K/N)");
+    FILE *out = stdout;
+    if (outfile && !(out = fopen(outfile, "w"))) {
+        fprintf(stderr, "mpa-audit: %s: %s\n", outfile, strerror(errno));
+        return 2;
+    }
+    int rc = audit_merge(argv + optind, argc - optind, out);
+    if (prog_fclose(out, out == stdout ? "standard output" : outfile) != 0)
+        return 2;
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     cli c;
     prog_init("mpa-audit");
+    if (argc > 1 && !strcmp(argv[1], "merge"))
+        return merge_main(argc - 1, argv + 1);
     parse_args(argc, argv, &c);
     return run(&c);
 }

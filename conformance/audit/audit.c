@@ -103,6 +103,9 @@ struct audit {
     size_t ngf;
     unsigned gcount[MPA_F__COUNT];
     uint64_t sweep_at;
+    int local;                   /* the global finding being made is shard_local */
+    audit_gauge g_open, g_ooo;   /* --shard: open connections, held octets */
+    size_t tag_open_peak;
     char msg[512];
 };
 
@@ -156,6 +159,10 @@ static void tag_where(const audit *a, uint64_t tag, unsigned *file, uint64_t *fr
 __attribute__((format(printf, 3, 4)))
 #endif
 static void global_note(audit *a, mpa_finding_id id, const char *fmt, ...);
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void limit_note(audit *a, mpa_finding_id id, const char *fmt, ...);
 
 /* Keep a finding (unless over the per-rule cap) and pass it on. */
 static void add_finding_at(audit *a, conn *c, mpa_finding_id id, unsigned file, uint64_t frame, int dir, uint64_t off,
@@ -164,8 +171,12 @@ static void add_finding_at(audit *a, conn *c, mpa_finding_id id, unsigned file, 
     const mpa_rule *r = mpa_rule_get(id);
     if (!r)
         return;
-    audit_finding f = {id, r, file, frame, dir, off, msg, ts};
+    audit_finding f = {id, r, file, frame, dir, off, msg, ts, !c && a->local};
     a->st.severity[r->severity]++;
+    if (!c && a->local)
+        a->st.local_findings++;
+    else if (!c)
+        a->st.shared_severity[r->severity]++;
     if (c) {
         c->pub.severity[r->severity]++;
         if (!c->idcount && !(c->idcount = calloc(MPA_F__COUNT, sizeof *c->idcount)))
@@ -180,7 +191,7 @@ static void add_finding_at(audit *a, conn *c, mpa_finding_id id, unsigned file, 
             a->st.suppressed++;
             if (!a->kept_limit_done) {
                 a->kept_limit_done = 1;
-                global_note(a, MPA_F_CAP_LIMIT,
+                limit_note(a, MPA_F_CAP_LIMIT,
                             "more than %u findings held for connections still open: further ones are counted, not "
                             "listed, until connections complete (each connection's findings_suppressed says how many)",
                             KEPT_FINDINGS_MAX);
@@ -204,6 +215,8 @@ static void add_finding_at(audit *a, conn *c, mpa_finding_id id, unsigned file, 
     } else {
         if ((a->o.max_findings && a->gcount[id] >= a->o.max_findings) || a->ngf >= GLOBAL_FINDINGS_MAX) {
             a->st.suppressed++;
+            if (!a->local)
+                a->st.shared_suppressed++;
             return;
         }
         a->gcount[id]++;
@@ -266,6 +279,21 @@ static void global_note(audit *a, mpa_finding_id id, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     global_vnote(a, id, fmt, ap);
+    va_end(ap);
+}
+
+/* The same for a limit that the connections followed reached: under
+ * --shard, each shard's own (shard_local). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void limit_note(audit *a, mpa_finding_id id, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    a->local = 1;
+    global_vnote(a, id, fmt, ap);
+    a->local = 0;
     va_end(ap);
 }
 
@@ -396,7 +424,9 @@ static void on_note(void *user, mpa_finding_id id, int dir, uint64_t off, uint64
 static void on_shared_note(void *user, mpa_finding_id id, const char *msg)
 {
     audit *a = user;
+    a->local = 1; /* the memory shared by the connections followed */
     add_finding_at(a, NULL, id, a->cur_file, a->cur_frame, -1, UINT64_MAX, msg, now_ts(a));
+    a->local = 0;
 }
 
 static void on_data(void *user, int dir, uint64_t off, const uint8_t *p, uint32_t len, uint64_t tag)
@@ -438,7 +468,7 @@ static void on_starting(void *user)
             a->st.evicted++;
             if (!a->mpa_limit_done) {
                 a->mpa_limit_done = 1;
-                global_note(a, MPA_F_CAP_LIMIT,
+                limit_note(a, MPA_F_CAP_LIMIT,
                             "more than %u MPA connections open at once: the least recently active are closed and "
                             "reported early (--max-mpa; the summary says how many)",
                             a->o.max_mpa);
@@ -450,6 +480,7 @@ static void on_starting(void *user)
     c->pub.is_mpa = 1;
     /* Connections are numbered in the order they turn out to be MPA. */
     c->pub.id = (unsigned)++a->st.mpa_conns;
+    c->pub.mpa_packet = a->cur_tag;
 }
 
 static int on_listed_port(const audit *a, uint16_t port)
@@ -461,6 +492,43 @@ static int on_listed_port(const audit *a, uint16_t port)
 }
 
 /* ---- connections ----------------------------------------------------- */
+
+/* FNV-1a, 64 bits (the published offset basis and prime), over octets
+ * laid out the same whatever the machine: the shard of a connection. */
+static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t fnv16(uint64_t h, uint16_t v)
+{
+    uint8_t b[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+    return fnv(h, b, 2);
+}
+
+uint64_t audit_flow_hash(int family, const uint8_t a_addr[16], uint16_t a_port, const uint8_t b_addr[16],
+                         uint16_t b_port, const uint16_t *vlan, unsigned nvlan)
+{
+    /* The smaller (address, port) first: both directions hash alike. */
+    int cmp = memcmp(a_addr, b_addr, 16);
+    if (cmp > 0 || (cmp == 0 && a_port > b_port)) {
+        const uint8_t *t = a_addr;
+        a_addr = b_addr;
+        b_addr = t;
+        uint16_t tp = a_port;
+        a_port = b_port;
+        b_port = tp;
+    }
+    uint8_t fam = (uint8_t)family, nv = (uint8_t)nvlan;
+    uint64_t h = fnv(0xcbf29ce484222325ull, &fam, 1);
+    h = fnv(h, &nv, 1);
+    for (unsigned i = 0; i < nvlan; i++)
+        h = fnv16(h, vlan[i]);
+    h = fnv16(fnv(h, a_addr, 16), a_port);
+    return fnv16(fnv(h, b_addr, 16), b_port);
+}
 
 /* Runs once per packet: eight octets at a time, multiply-xorshift. */
 static uint64_t key_hash(const key *k)
@@ -609,7 +677,7 @@ static conn *conn_new(audit *a, const key *k, int client_side, uint64_t ts)
             a->st.evicted++;
             if (!a->conn_limit_done) {
                 a->conn_limit_done = 1;
-                global_note(a, MPA_F_CAP_LIMIT,
+                limit_note(a, MPA_F_CAP_LIMIT,
                             "more than %u TCP connections open at once (--max-conns): the least recently active "
                             "are closed early: those speaking MPA are reported as they stand, those not yet known to "
                             "(half-open, or no MPA key seen yet) are dropped; the summary counts both",
@@ -648,6 +716,8 @@ static conn *conn_new(audit *a, const key *k, int client_side, uint64_t ts)
     a->ht[h2] = c;
     age_append(&a->active, &c->age);
     a->nopen++;
+    if (a->nopen > a->tag_open_peak)
+        a->tag_open_peak = a->nopen;
     if (a->nopen > a->st.open_peak)
         a->st.open_peak = a->nopen;
     a->st.tcp_conns++;
@@ -687,6 +757,12 @@ static void tcp_packet(audit *a, const pkt *p, uint64_t ts)
     memcpy(k.addr[!src_side], p->ip.dst.a, 16);
     k.port[src_side] = t->sport;
     k.port[!src_side] = t->dport;
+    if (a->o.nshards &&
+        audit_flow_hash(k.family, k.addr[0], k.port[0], k.addr[1], k.port[1], k.vlan, k.nvlan) % a->o.nshards !=
+            a->o.shard) {
+        a->st.other_shard++; /* another shard's: counted, not followed */
+        return;
+    }
 
     int syn = t->flags & PKT_TCP_SYN, ack = t->flags & PKT_TCP_ACK, fin = t->flags & PKT_TCP_FIN,
         rst = t->flags & PKT_TCP_RST;
@@ -718,6 +794,7 @@ static void tcp_packet(audit *a, const pkt *p, uint64_t ts)
     c->pub.last_file = a->cur_file;
     c->pub.last_frame = a->cur_frame;
     c->pub.last_ts = ts;
+    c->pub.last_packet = a->cur_tag;
     mc_seg seg = {
         .dir = src_side == c->client_side ? 0 : 1,
         .seq = t->seq,
@@ -752,6 +829,34 @@ static void frag_report(void *user, const ipfrag_result *r)
                 r->why ? r->why : "incomplete", r->lost_octets);
 }
 
+/* A change of a shard's gauge at the current packet: (packet, highest
+ * within it, value after it), unless nothing moved; bounded. */
+static void gauge_log(audit *a, audit_gauge *g, uint64_t peak, uint64_t after)
+{
+    if (peak == g->last && after == g->last)
+        return;
+    g->last = after;
+    if (g->n + 3 > AUDIT_GAUGE_MAX) {
+        g->overflow = 1;
+        return;
+    }
+    if (g->n + 3 > g->cap) {
+        size_t nc = g->cap ? g->cap * 2 : 768;
+        uint64_t *nv = realloc(g->v, nc * sizeof *nv);
+        if (!nv) {
+            g->overflow = 1;
+            return;
+        }
+        g->v = nv;
+        g->cap = nc;
+    }
+    g->v[g->n++] = a->cur_tag;
+    g->v[g->n++] = peak;
+    g->v[g->n++] = after;
+}
+
+static void packet_body(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen);
+
 void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen)
 {
     a->cur_frame++;
@@ -767,6 +872,25 @@ void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen
         sweep(a, ts_ns);
         a->sweep_at = ts_ns + a->o.idle_ns / 16 + 1;
     }
+    if (!a->o.nshards) {
+        packet_body(a, ts_ns, data, caplen, wirelen);
+        return;
+    }
+    /* A shard logs how its open connections and held octets move
+     * (after the sweep, which every shard makes at the same packet, and
+     * their highest within the packet), for the merge to add up. */
+    size_t keep = a->sh.budget.peak;
+    a->sh.budget.peak = a->sh.budget.used;
+    a->tag_open_peak = a->nopen;
+    packet_body(a, ts_ns, data, caplen, wirelen);
+    gauge_log(a, &a->g_open, a->tag_open_peak, a->nopen);
+    gauge_log(a, &a->g_ooo, a->sh.budget.peak, a->sh.budget.used);
+    if (a->sh.budget.peak < keep)
+        a->sh.budget.peak = keep;
+}
+
+static void packet_body(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen)
+{
     pkt p;
     pkt_status st = pkt_parse(a->linktype, data, caplen, wirelen, &p);
     switch (st) {
@@ -888,6 +1012,8 @@ void audit_finish(audit *a)
 
 const audit_stats *audit_get_stats(const audit *a) { return &a->st; }
 
+const audit_gauge *audit_get_gauge(const audit *a, int which) { return which ? &a->g_ooo : &a->g_open; }
+
 const audit_finding *audit_global_findings(const audit *a, size_t *n)
 {
     *n = a->ngf;
@@ -904,6 +1030,8 @@ void audit_free(audit *a)
     }
     free(a->ht);
     free(a->ts_ring);
+    free(a->g_open.v);
+    free(a->g_ooo.v);
     ipfrag_free(a->frag);
     for (size_t i = 0; i < a->ngf; i++)
         free((char *)a->gf[i].msg);

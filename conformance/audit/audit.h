@@ -38,6 +38,9 @@ typedef struct audit_opts {
     unsigned max_mpa;        /* of those, speaking MPA (each holds a libmpa engine) */
     unsigned max_findings;   /* findings kept per rule per connection; 0: all */
     uint64_t idle_ns;        /* a connection silent this long (capture time) is closed */
+    /* --shard K/N: follow only the connections whose flow hash
+     * (audit_flow_hash) is K modulo N; nshards 0: all. */
+    unsigned shard, nshards;
 } audit_opts;
 
 void audit_opts_default(audit_opts *o);
@@ -52,6 +55,8 @@ typedef struct audit_finding {
     const char *msg;
     uint64_t ts;         /* capture time of frame (of the packet being read when
                           * frame is 0), ns since 1970; AUDIT_NO_TS: none read yet */
+    int shard_local;     /* not tied to a connection, yet depends on which connections
+                          * were followed (a limit reached): a shard's own */
 } audit_finding;
 
 #define AUDIT_NO_TS UINT64_MAX
@@ -114,6 +119,10 @@ typedef struct audit_conn {
     uint64_t suppressed;          /* over opts.max_findings */
     audit_term *terms;
     size_t nterms;
+    /* Packets counted across all inputs (1, 2, ...): the one at which it
+     * turned out to speak MPA and its last one.  They order the
+     * connections of shards as one run numbers them. */
+    uint64_t mpa_packet, last_packet;
 } audit_conn;
 
 typedef struct audit_out {
@@ -134,11 +143,23 @@ typedef struct audit_stats {
     size_t ooo_peak, open_peak;
     uint64_t evicted, early_holes;
     uint64_t first_ts, last_ts;
+    /* --shard: TCP packets of other shards' connections (not followed);
+     * findings not tied to a connection that every shard makes alike
+     * (input problems), by severity, and those over the caps. */
+    uint64_t other_shard;
+    uint64_t shared_severity[3], shared_suppressed;
+    uint64_t local_findings;       /* shard_local findings made */
 } audit_stats;
 
 typedef struct audit audit;
 
 audit *audit_new(const audit_opts *o, const audit_out *out);
+
+/* The flow hash of a TCP connection: FNV-1a (64 bits) over its canonical
+ * 4-tuple and VLAN ids, the same for both directions, on every machine and
+ * in every build.  pkt_addr octets as captured; ports in host order. */
+uint64_t audit_flow_hash(int family, const uint8_t a_addr[16], uint16_t a_port, const uint8_t b_addr[16],
+                         uint16_t b_port, const uint16_t *vlan, unsigned nvlan);
 void audit_free(audit *a);
 
 /* A new input begins (file name, "-" for stdin, "iface:eth0"); frame
@@ -162,6 +183,19 @@ void audit_input_problem(audit *a, mpa_finding_id id, const char *fmt, ...)
 void audit_finish(audit *a);
 
 const audit_stats *audit_get_stats(const audit *a);
+/* --shard: how a figure whose peak the summary gives moved in this shard,
+ * as (packet, highest within it, value after it) triples, one where it
+ * moved; overflow: more than AUDIT_GAUGE_MAX numbers, the rest not kept.
+ * which 0: open TCP connections, 1: out-of-order octets held. */
+#define AUDIT_GAUGE_MAX (1u << 20)
+typedef struct audit_gauge {
+    uint64_t *v;
+    size_t n, cap;
+    uint64_t last;
+    int overflow;
+} audit_gauge;
+const audit_gauge *audit_get_gauge(const audit *a, int which);
+
 /* Findings not tied to a connection, kept (capped like a connection's). */
 const audit_finding *audit_global_findings(const audit *a, size_t *n);
 

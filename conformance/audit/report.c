@@ -40,6 +40,8 @@ struct report {
     size_t pend_bytes;
     const char *const *inputs;
     unsigned ninputs;
+    int sharded;
+    report_shard_info shard;
 };
 
 static const char *const dir_name[2] = {"client->server", "server->client"};
@@ -57,6 +59,12 @@ report *report_new(FILE *out, report_fmt fmt, int timing)
 }
 
 void report_free(report *r) { free(r); }
+
+void report_set_shard(report *r, const report_shard_info *s)
+{
+    r->sharded = 1;
+    r->shard = *s;
+}
 
 /* The sender of dir, by role when known. */
 static const char *sender(const audit_conn *c, int dir)
@@ -152,6 +160,8 @@ static cJSON *finding_json(const report *r, const audit_conn *c, const audit_fin
     jstr(o, "clause", f->rule->clause);
     jstr(o, "file", audit_file_name(r->a, f->file));
     jflow(o, c, f->dir);
+    if (r->sharded && f->shard_local)
+        cJSON_AddBoolToObject(o, "shard_local", 1);
     return o;
 }
 
@@ -352,6 +362,11 @@ static cJSON *conn_json(const report *r, const audit_conn *c, int with_findings)
         cJSON *fs = cJSON_AddArrayToObject(o, "findings");
         for (size_t i = 0; i < c->nfindings; i++)
             cJSON_AddItemToArray(fs, finding_json(r, c, &c->findings[i]));
+    }
+    if (r->sharded) {
+        cJSON *so = cJSON_AddArrayToObject(o, "shard_order");
+        cJSON_AddItemToArray(so, cJSON_CreateNumber((double)c->mpa_packet));
+        cJSON_AddItemToArray(so, cJSON_CreateNumber((double)c->last_packet));
     }
     return o;
 }
@@ -631,6 +646,40 @@ static cJSON *summary_json(const report *r, double elapsed)
     return o;
 }
 
+/* What mpa-audit merge needs of a shard's document. */
+static cJSON *shard_json(const report *r, int input)
+{
+    const audit_stats *s = audit_get_stats(r->a);
+    cJSON *o = cJSON_CreateObject();
+    jnum(o, "index", r->shard.index);
+    jnum(o, "count", r->shard.count);
+    jstr(o, "version", mpa_version());
+    jstr(o, "options", r->shard.options);
+    jnum(o, "fail_on", r->shard.fail_on);
+    jnum(o, "input_status", input);
+    jnum(o, "other_shard_packets", (double)s->other_shard);
+    cJSON *sh = cJSON_AddObjectToObject(o, "shared_findings");
+    jnum(sh, "error", (double)s->shared_severity[MPA_SEV_ERROR]);
+    jnum(sh, "warning", (double)s->shared_severity[MPA_SEV_WARNING]);
+    jnum(sh, "note", (double)s->shared_severity[MPA_SEV_NOTE]);
+    jnum(sh, "suppressed", (double)s->shared_suppressed);
+    jnum(o, "local_findings", (double)s->local_findings);
+    /* The open connections and held octets, as they moved: the merge
+     * adds the shards' up to the peaks one run would have seen. */
+    static const char *const gname[2] = {"open_connections", "out_of_order_octets"};
+    cJSON *gs = cJSON_AddObjectToObject(o, "gauges");
+    int complete = 1;
+    for (int i = 0; i < 2; i++) {
+        const audit_gauge *g = audit_get_gauge(r->a, i);
+        cJSON *arr = cJSON_AddArrayToObject(gs, gname[i]);
+        for (size_t k = 0; k < g->n; k++)
+            cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)g->v[k]));
+        complete &= !g->overflow;
+    }
+    cJSON_AddBoolToObject(o, "gauges_complete", complete);
+    return o;
+}
+
 void report_end(report *r, double elapsed, int input)
 {
     while (r->npend) {
@@ -649,6 +698,10 @@ void report_end(report *r, double elapsed, int input)
         }
         fputs(ng ? "\n],\n\"summary\": " : "],\n\"summary\": ", r->f);
         put_json(r, summary_json(r, elapsed), 1);
+        if (r->sharded) {
+            fputs(",\n\"shard\": ", r->f);
+            put_json(r, shard_json(r, input), 0);
+        }
         fputs("\n}\n", r->f);
         break;
     }

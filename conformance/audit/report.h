@@ -29,6 +29,17 @@ audit_out report_sink(report *r);
 /* The auditor whose file names and statistics the report uses. */
 void report_bind(report *r, audit *a);
 
+/* --shard K/N: the document carries what mpa-audit merge needs and
+ * checks (docs/mpa-audit-json.md, "Shards").  options: the options that
+ * shape the report, in a canonical form; fail_on an mpa_severity (3:
+ * never). */
+typedef struct report_shard_info {
+    unsigned index, count;
+    const char *options;
+    int fail_on;
+} report_shard_info;
+void report_set_shard(report *r, const report_shard_info *s);
+
 /* The inputs, written in the document's head (JSON) or first line. */
 void report_begin(report *r, const char *const *inputs, unsigned ninputs);
 
