@@ -104,6 +104,8 @@ struct audit {
     unsigned gcount[MPA_F__COUNT];
     uint64_t sweep_at;
     int local;                   /* the global finding being made is shard_local */
+    int sweeping, finishing;     /* closes before the packet, at the end */
+    uint64_t close_seq;
     audit_gauge g_open, g_ooo;   /* --shard: open connections, held octets */
     size_t tag_open_peak;
     char msg[512];
@@ -592,6 +594,9 @@ static void conn_close(audit *a, conn *c, const char *why)
     age_unlink(&a->active, &c->age);
     a->nopen--;
     c->pub.closed = why;
+    c->pub.done_packet = a->cur_tag + (a->finishing ? 1 : 0);
+    c->pub.done_phase = !(a->sweeping || a->finishing);
+    c->pub.done_seq = c->pub.done_phase ? ++a->close_seq : c->pub.last_packet;
     mc_close(c->mc, a->cur_tag);
     mpa_stream *ms = mc_stream(c->mc);
     if (mc_get_state(c->mc) == MC_MPA && ms) {
@@ -869,7 +874,9 @@ void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen
         a->st.first_ts = ts_ns;
     a->st.last_ts = ts_ns;
     if (ts_ns >= a->sweep_at) {
+        a->sweeping = 1;
         sweep(a, ts_ns);
+        a->sweeping = 0;
         a->sweep_at = ts_ns + a->o.idle_ns / 16 + 1;
     }
     if (!a->o.nshards) {
@@ -1002,6 +1009,7 @@ unsigned audit_nfiles(const audit *a) { return a->nfiles; }
 void audit_finish(audit *a)
 {
     ipfrag_expire(a->frag, UINT64_MAX, frag_report, a);
+    a->finishing = 1;
     for (conn *c; (c = least_active(a));)
         conn_close(a, c, "capture ended");
     const ipfrag_stats *fs = ipfrag_get_stats(a->frag);

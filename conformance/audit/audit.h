@@ -123,6 +123,12 @@ typedef struct audit_conn {
      * turned out to speak MPA and its last one.  They order the
      * connections of shards as one run numbers them. */
     uint64_t mpa_packet, last_packet;
+    /* When its report was made, in the order one run makes them: the
+     * packet (one past the last for the end of the input), 0 when swept
+     * idle before that packet (or at the end), 1 while it was processed;
+     * then last_packet (0) or the order of closes in that packet (1). */
+    uint64_t done_packet, done_seq;
+    int done_phase;
 } audit_conn;
 
 typedef struct audit_out {

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "mpa/findings.h"
+#include "report.h"
 
 typedef struct shard {
     const char *name;
@@ -33,6 +34,9 @@ typedef struct item {
     cJSON *o;
     double k1, k2; /* sort keys */
     size_t seq;    /* stable */
+    double d[3];   /* connections: when one run reports it (shard_order[2..4]) */
+    char *text;
+    size_t id;
 } item;
 
 static int refuse(const char *fmt, ...)
@@ -299,6 +303,71 @@ static void put(FILE *out, cJSON *o, int formatted)
     free(s);
 }
 
+static int cmp_done(const void *pa, const void *pb)
+{
+    const item *a = *(item *const *)pa, *b = *(item *const *)pb;
+    for (int k = 0; k < 3; k++)
+        if (a->d[k] != b->d[k])
+            return a->d[k] < b->d[k] ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void put_conn(FILE *out, item *c, size_t *written)
+{
+    fputs(*written ? ",\n" : "\n", out);
+    if (c->text)
+        fputs(c->text, out);
+    (*written)++;
+}
+
+/* The connections (in id order) in the order one run writes them: it
+ * gets each as it completes and holds those ahead of an earlier one, at
+ * most REPORT_REORDER_MAX of them and REPORT_REORDER_BYTES of their text
+ * (report.c); past that, the earliest held goes out of id order. */
+static void write_conns(item *conns, size_t nc, FILE *out)
+{
+    item **done = malloc((nc + 1) * sizeof *done), *pend[REPORT_REORDER_MAX + 1];
+    if (!done) { /* no memory to replay the order: id order */
+        for (size_t i = 0, w = 0; i < nc; i++)
+            put_conn(out, &conns[i], &w);
+        return;
+    }
+    for (size_t i = 0; i < nc; i++)
+        done[i] = &conns[i];
+    qsort(done, nc, sizeof *done, cmp_done);
+    size_t npend = 0, bytes = 0, next = 1, written = 0;
+    for (size_t i = 0; i <= nc; i++) {
+        if (i < nc && done[i]->id < next) {
+            put_conn(out, done[i], &written);
+            continue;
+        }
+        if (i < nc) {
+            pend[npend++] = done[i];
+            bytes += done[i]->text ? strlen(done[i]->text) : 0;
+        }
+        for (;;) {
+            size_t k = 0; /* the one due, if held */
+            while (k < npend && pend[k]->id != next)
+                k++;
+            if (k == npend) {
+                if (!npend || (i < nc && npend <= REPORT_REORDER_MAX && bytes <= REPORT_REORDER_BYTES))
+                    break;
+                /* too many held, or the end: the earliest held */
+                for (size_t j = k = 0; j < npend; j++)
+                    if (pend[j]->id < pend[k]->id)
+                        k = j;
+            }
+            next = pend[k]->id + 1;
+            bytes -= pend[k]->text ? strlen(pend[k]->text) : 0;
+            put_conn(out, pend[k], &written);
+            pend[k] = pend[--npend];
+        }
+    }
+    for (size_t i = 0; i < nc; i++)
+        free(conns[i].text);
+    free(done);
+}
+
 static int merge(shard *sh, int n, FILE *out)
 {
     const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(sh[0].doc, "inputs");
@@ -321,13 +390,16 @@ static int merge(shard *sh, int n, FILE *out)
         cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(sh[i].doc, "connections"))
         {
             const cJSON *so = cJSON_GetObjectItemCaseSensitive(x, "shard_order");
-            if (cJSON_GetArraySize(so) != 2) {
+            double v[5];
+            int good = cJSON_GetArraySize(so) == 5;
+            for (int k = 0; good && k < 5; k++)
+                good = cJSON_IsNumber(cJSON_GetArrayItem(so, k)), v[k] = good ? cJSON_GetArrayItem(so, k)->valuedouble : 0;
+            if (!good) {
                 free(conns);
                 free(gf);
                 return refuse("%s: a connection without its shard_order", sh[i].name);
             }
-            conns[nc++] = (item){x, cJSON_GetArrayItem(so, 0)->valuedouble, cJSON_GetArrayItem(so, 1)->valuedouble,
-                                 seq++};
+            conns[nc++] = (item){x, v[0], v[1], seq++, {v[2], v[3], v[4]}, NULL, 0};
         }
         /* Findings about the input: shard 0's (the others have the same,
          * checked by count above); a shard's own limits: each one's. */
@@ -339,7 +411,7 @@ static int merge(shard *sh, int n, FILE *out)
             if (own || sh[i].index == 0) {
                 const cJSON *fr = cJSON_GetObjectItemCaseSensitive(x, "frame");
                 gf[nf++] = (item){x, input_index(inputs, str(x, "file")), cJSON_IsNumber(fr) ? fr->valuedouble : 0,
-                                  seq++};
+                                  seq++, {0, 0, 0}, NULL, 0};
             }
         }
         if (local || num(sh[i].sum, "connections_closed_early") > 0 || num(sh[i].info, "local_findings") > 0 ||
@@ -390,11 +462,12 @@ static int merge(shard *sh, int n, FILE *out)
     fputs(",\n\"connections\": [", out);
     for (size_t i = 0; i < nc; i++) {
         cJSON *c = conns[i].o;
+        conns[i].id = i + 1;
         setnum(c, "id", (double)(i + 1));
         cJSON_DeleteItemFromObjectCaseSensitive(c, "shard_order");
-        fputs(i ? ",\n" : "\n", out);
-        put(out, c, 1);
+        conns[i].text = cJSON_Print(c);
     }
+    write_conns(conns, nc, out);
     fputs(nc ? "\n],\n\"findings\": [" : "],\n\"findings\": [", out);
     for (size_t i = 0; i < nf; i++) {
         cJSON_DeleteItemFromObjectCaseSensitive(gf[i].o, "shard_local");

@@ -19,8 +19,8 @@
  * holding at most this many that completed ahead of an earlier one, and
  * at most this much of their text (256 reports of thousands of findings
  * each held hundreds of MiB). */
-#define REORDER_MAX 256
-#define REORDER_BYTES (2u << 20)
+#define REORDER_MAX REPORT_REORDER_MAX
+#define REORDER_BYTES REPORT_REORDER_BYTES
 
 typedef struct held {
     unsigned id;
@@ -367,6 +367,9 @@ static cJSON *conn_json(const report *r, const audit_conn *c, int with_findings)
         cJSON *so = cJSON_AddArrayToObject(o, "shard_order");
         cJSON_AddItemToArray(so, cJSON_CreateNumber((double)c->mpa_packet));
         cJSON_AddItemToArray(so, cJSON_CreateNumber((double)c->last_packet));
+        cJSON_AddItemToArray(so, cJSON_CreateNumber((double)c->done_packet));
+        cJSON_AddItemToArray(so, cJSON_CreateNumber(c->done_phase));
+        cJSON_AddItemToArray(so, cJSON_CreateNumber((double)c->done_seq));
     }
     return o;
 }

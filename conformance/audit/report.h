@@ -14,6 +14,13 @@
 
 #include "audit.h"
 
+/* The --json report holds at most this many connections that completed
+ * ahead of an earlier one, and this much of their text; past that it
+ * writes the earliest held one out of id order (mpa-audit merge does the
+ * same). */
+#define REPORT_REORDER_MAX 256
+#define REPORT_REORDER_BYTES (2u << 20)
+
 typedef enum report_fmt { REPORT_TEXT = 0, REPORT_JSON, REPORT_JSONL } report_fmt;
 
 typedef struct report report;
