@@ -621,6 +621,16 @@ void report_begin(report *r, const char *const *inputs, unsigned ninputs)
     }
 }
 
+/* k: {"error", "warning", "note", "suppressed"}. */
+static void jsev(cJSON *o, const char *k, const uint64_t sev[3], uint64_t suppressed)
+{
+    cJSON *x = cJSON_AddObjectToObject(o, k);
+    jnum(x, "error", (double)sev[MPA_SEV_ERROR]);
+    jnum(x, "warning", (double)sev[MPA_SEV_WARNING]);
+    jnum(x, "note", (double)sev[MPA_SEV_NOTE]);
+    jnum(x, "suppressed", (double)suppressed);
+}
+
 static cJSON *summary_json(const report *r, double elapsed)
 {
     const audit_stats *s = audit_get_stats(r->a);
@@ -633,11 +643,7 @@ static cJSON *summary_json(const report *r, double elapsed)
     jnum(o, "unreadable_packets", (double)s->unreadable);
     jnum(o, "truncated_packets", (double)s->truncated);
     jnum(o, "ip_fragments", (double)s->fragments);
-    cJSON *sev = cJSON_AddObjectToObject(o, "findings");
-    jnum(sev, "error", (double)s->severity[MPA_SEV_ERROR]);
-    jnum(sev, "warning", (double)s->severity[MPA_SEV_WARNING]);
-    jnum(sev, "note", (double)s->severity[MPA_SEV_NOTE]);
-    jnum(sev, "suppressed", (double)s->suppressed);
+    jsev(o, "findings", s->severity, s->suppressed);
     jnum(o, "capture_duration_s", s->last_ts > s->first_ts ? (double)(s->last_ts - s->first_ts) / 1e9 : 0.0);
     jnum(o, "connections_closed_early", (double)s->evicted);
     jnum(o, "out_of_order_peak_octets", (double)s->ooo_peak);
@@ -662,11 +668,7 @@ static void put_shard(report *r, int input)
     jnum(o, "fail_on", r->shard.fail_on);
     jnum(o, "input_status", input);
     jnum(o, "other_shard_packets", (double)s->other_shard);
-    cJSON *sh = cJSON_AddObjectToObject(o, "shared_findings");
-    jnum(sh, "error", (double)s->shared_severity[MPA_SEV_ERROR]);
-    jnum(sh, "warning", (double)s->shared_severity[MPA_SEV_WARNING]);
-    jnum(sh, "note", (double)s->shared_severity[MPA_SEV_NOTE]);
-    jnum(sh, "suppressed", (double)s->shared_suppressed);
+    jsev(o, "shared_findings", s->shared_severity, s->shared_suppressed);
     jnum(o, "local_findings", (double)s->local_findings);
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
