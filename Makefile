@@ -211,6 +211,7 @@ bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B
 	fi
 	@sh scripts/bench-tshark.sh $(B)/bench
 	@sh scripts/bench-audit.sh $(B)/bench
+	@sh scripts/bench-shard.sh $(B)/bench
 	@sh scripts/bench-plugin.sh $(B)/bench
 	@sh scripts/bench-peer.sh
 	@sh scripts/bench-conform.sh

@@ -102,6 +102,10 @@ struct audit {
     audit_finding *gf;
     size_t ngf;
     unsigned gcount[MPA_F__COUNT];
+    /* --shard: a shard's own findings are capped apart, so that those
+     * about the input stay the same in every shard */
+    size_t nlocal;
+    unsigned lgcount[MPA_F__COUNT];
     uint64_t sweep_at;
     int local;                   /* the global finding being made is shard_local */
     int sweeping, finishing;     /* closes before the packet, at the end */
@@ -215,13 +219,17 @@ static void add_finding_at(audit *a, conn *c, mpa_finding_id id, unsigned file, 
         c->idcount[id]++;
         a->kept++;
     } else {
-        if ((a->o.max_findings && a->gcount[id] >= a->o.max_findings) || a->ngf >= GLOBAL_FINDINGS_MAX) {
+        int apart = a->o.nshards && a->local;
+        unsigned *count = apart ? a->lgcount : a->gcount;
+        size_t listed = a->o.nshards ? (apart ? a->nlocal : a->ngf - a->nlocal) : a->ngf;
+        if ((a->o.max_findings && count[id] >= a->o.max_findings) || listed >= GLOBAL_FINDINGS_MAX) {
             a->st.suppressed++;
             if (!a->local)
                 a->st.shared_suppressed++;
             return;
         }
-        a->gcount[id]++;
+        count[id]++;
+        a->nlocal += (size_t)apart;
         audit_finding *nf = realloc(a->gf, (a->ngf + 1) * sizeof *nf);
         if (!nf)
             return;

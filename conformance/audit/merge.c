@@ -390,10 +390,13 @@ static int merge(shard *sh, int n, FILE *out)
         cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(sh[i].doc, "connections"))
         {
             const cJSON *so = cJSON_GetObjectItemCaseSensitive(x, "shard_order");
-            double v[5];
+            double v[5] = {0};
             int good = cJSON_GetArraySize(so) == 5;
-            for (int k = 0; good && k < 5; k++)
-                good = cJSON_IsNumber(cJSON_GetArrayItem(so, k)), v[k] = good ? cJSON_GetArrayItem(so, k)->valuedouble : 0;
+            for (int k = 0; good && k < 5; k++) {
+                const cJSON *e = cJSON_GetArrayItem(so, k);
+                good = cJSON_IsNumber(e);
+                v[k] = good ? e->valuedouble : 0;
+            }
             if (!good) {
                 free(conns);
                 free(gf);

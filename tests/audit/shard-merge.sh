@@ -54,7 +54,7 @@ split() {
 }
 
 # 1. The reference captures.
-while IFS="$tab" read -r file link want desc opts; do
+while IFS="$tab" read -r file _ _ _ opts; do
     [ -n "$file" ] || continue
     [ "$opts" = "-" ] && opts=""
     for n in 1 3 4; do split $n "captures/$file"; done
