@@ -108,6 +108,11 @@ $audit --json --no-timing --shard 1/4 captures/mixed-445.pcap >"$tmp/other-in.js
 $audit --json --shard 1/4 captures/interop-demo.pcapng >"$tmp/timed.json" 2>/dev/null
 $audit --json --no-timing captures/interop-demo.pcapng >"$tmp/plain.json" 2>/dev/null
 sed 's/"version":"[^"]*"/"version":"0.0-other"/' "$tmp/d1.json" >"$tmp/other-ver.json"
+# The same name, another file (a machine with another copy).
+cp captures/interop-demo.pcapng "$tmp/day.pcapng"
+$audit --json --no-timing --shard 0/2 "$tmp/day.pcapng" >"$tmp/e0.json" 2>/dev/null
+cp captures/mixed-445.pcap "$tmp/day.pcapng"
+$audit --json --no-timing --shard 1/2 "$tmp/day.pcapng" >"$tmp/e1.json" 2>/dev/null
 refused() {
     want_msg=$1
     shift
@@ -125,6 +130,7 @@ refused "different inputs" "${d}0.json" "$tmp/other-in.json" "${d}2.json" "${d}3
 refused "no-timing" "${d}0.json" "$tmp/timed.json" "${d}2.json" "${d}3.json"
 refused "by mpa-audit 0.0-other" "${d}0.json" "$tmp/other-ver.json" "${d}2.json" "${d}3.json"
 refused "made without --shard" "$tmp/plain.json"
+refused "read different inputs" "$tmp/e0.json" "$tmp/e1.json"
 refused "not a JSON document" README.md
 refused "No such file" /nonexistent/s0.json
 refused "name the --json documents" # no file at all
