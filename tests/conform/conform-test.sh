@@ -86,7 +86,7 @@ if want static; then
     usage "give --role" --spawn x -d 1 -l 0
     usage "--mss 99999: not in 64..65495" --mss 99999 -d 127.0.0.1:1
     head -c 300 conformance/suites/startup/request-r1.json >$tmp/cut.json
-    usage "cut.json: line" $tmp/cut.json -d 127.0.0.1:1
+    usage "cut.json:7:2: not valid JSON" $tmp/cut.json -d 127.0.0.1:1
     usage "need --listen" -r initiator -d 127.0.0.1:1
     usage "not a conformance test" injector/scenarios/responder-basic.json -d 127.0.0.1:1
     # a bad option: one line and where to look, not the whole help
