@@ -9,7 +9,7 @@
  *
  * References: RFC 5044 (MPA) 4 (FPDUs, markers, CRC), 5 (segmentation),
  * 7.1 (startup frames and rules), 8 (errors); RFC 6581 (enhanced
- * establishment, RTR); RFC 5040 4.7 (TERMINATE); RFC 5041 (DDP);
+ * establishment, RTR); RFC 5040 4.8 (TERMINATE); RFC 5041 (DDP);
  * draft-culley-iwarp-mpa-03 (the legacy frames).
  */
 #include <string.h>
@@ -1048,6 +1048,38 @@ static void versions_case(cs_scen *s, unsigned dv, unsigned rv, int both)
     cs_close_both(s);
 }
 
+/* RDMAP version 00b (the RDMA Consortium's) in every FPDU both ways:
+ * valid (RFC 5040 4.1), nothing to report. */
+static void case_rdmap_version_0(cs_scen *s) { versions_case(s, 1, 0, 1); }
+
+/* RV 01b, then 00b, then 01b from the Initiator: each valid, but the
+ * direction changes version (named once). */
+static void case_rdmap_version_change(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    for (unsigned msn = 1; msn <= 3; msn++) {
+        mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, 0, msn);
+        d.hdr.rv = (uint8_t)(msn != 2);
+        cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 24 + msn, g_ul, sizeof g_ul));
+    }
+    cs_close_both(s);
+}
+
+/* RV 00b throughout, one of the messages Immediate Data: RFC 7306 4.1
+ * wants 01b on its messages. */
+static void case_rdmap_version_7306(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, MPA_QN_SEND, 1);
+    d.hdr.rv = 0;
+    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 16, g_ul, sizeof g_ul));
+    d = cs_ul_untagged(MPA_RDMAP_IMMEDIATE, MPA_QN_SEND, 2);
+    d.hdr.rv = 0;
+    d.u.imm.data = 0x0102030405060708ull;
+    cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    cs_close_both(s);
+}
+
 /* DV 2 and RV 3 in every FPDU: each named once for the direction. */
 static void case_ddp_versions(cs_scen *s) { versions_case(s, 2, 3, 0); }
 
@@ -1176,6 +1208,13 @@ static void case_rdmap_atomic(cs_scen *s)
     mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, 1, 1);
     d.u.atomic_req.aop = 7;
     one_message(s, d);
+}
+
+/* AOpCode 0x1, registered as Reserved (RFC 7306 10.1; the "Swap" of the
+ * field texts has no code), in an otherwise well-formed Request. */
+static void case_rdmap_atomic_aop1(cs_scen *s)
+{
+    one_message(s, atomic_req(1, MPA_ATOMIC_RESERVED_1, 0x101, 0x2000, 5));
 }
 
 /* Every RFC 7306 message as RFC 7306 4.1, 5.2 and 6.2 write it: a FetchAdd
@@ -1530,7 +1569,7 @@ const cs_case cs_cases[] = {
     {"enh-rtr-match", "RTR type not offered", case_enh_rtr_match, "MPA-ENH-RTR-MATCH"},
     {"enh-term7-wrong", "TERM 7 with a common RTR type", case_enh_term7_wrong, "MPA-ENH-RTR-MATCH"},
     {"enh-rtr-read-ird", "read RTR with IRD 0", case_enh_rtr_read_ird, "MPA-ENH-RTR-READ-IRD"},
-    {"trm-format", "TERMINATE to QN 1 (RFC 5040 4.7)", case_trm_format, "MPA-TRM-FORMAT"},
+    {"trm-format", "TERMINATE to QN 1 (RFC 5040 4.8)", case_trm_format, "MPA-TRM-FORMAT"},
     {"trm-code", "TERMINATE code 9", case_trm_code, "MPA-TRM-CODE"},
     {"trm-last", "FPDU after TERMINATE", case_trm_last, "MPA-TRM-LAST"},
     {"trm-llp-startup", "TERM LLP code 6 without an enhanced startup (RFC 6581 8)", case_trm_llp_startup,
@@ -1569,6 +1608,12 @@ const cs_case cs_cases[] = {
     {"rdmap-tagged-qn", "tagged Send, Send to QN 5", case_rdmap_tagged_qn, "MPA-RDMAP-TAGGED MPA-DDP-QN"},
     {"rdmap-one-seg", "Read Request L=0", case_rdmap_one_seg, "MPA-RDMAP-ONE-SEG"},
     {"rdmap-atomic", "Atomic AOpCode 7", case_rdmap_atomic, "MPA-RDMAP-ATOMIC"},
+    {"rdmap-atomic-aop1", "Atomic AOpCode 0x1, Reserved (RFC 7306 10.1)", case_rdmap_atomic_aop1,
+     "MPA-RDMAP-ATOMIC"},
+    {"rdmap-version-0", "RV 00b both ways, valid (RFC 5040 4.1)", case_rdmap_version_0, ""},
+    {"rdmap-version-change", "RV 01b, 00b, 01b from one side (RFC 5040 4.1)", case_rdmap_version_change,
+     "MPA-RDMAP-VERSION-SAME"},
+    {"rdmap-version-7306", "RV 00b on Immediate Data (RFC 7306 4.1)", case_rdmap_version_7306, "MPA-RDMAP-VERSION"},
     {"init-wait-close", "Initiator FPDU before Reply, Responder closes (RFC 5044 7.1.2 rules 2, 3)",
      case_init_wait_close, "MPA-STA-INIT-FPDU-WAIT"},
     {"crc-off-idle", "C=0 both ways, no FPDU sent (RFC 5044 4.4)", case_crc_off_idle, ""},
@@ -1581,7 +1626,7 @@ const cs_case cs_cases[] = {
      "MPA-ENH-INIT-OPTS"},
     {"key-rep-term", "bad Reply key, Initiator TERMINATE without CRC (RFC 5044 7.1.2 rule 5)", case_key_rep_term,
      "MPA-FRM-KEY-REP MPA-FRM-KEY-CHECK"},
-    {"qrk-ddp-version", "DV 0, RV 0 both ways: pre-standard RDMAC headers (RFC 5041 4.1, RFC 5040 4.1)",
+    {"qrk-ddp-version", "DV 0, RV 0 both ways: pre-standard RDMAC headers (RFC 5041 4.1)",
      case_qrk_ddp_version, "MPA-QRK-DDP-VERSION"},
     {"qrk-mulpdu-gso", "Linux siw GSO: Res 0x8 both ways, FPDUs over MULPDU (RFC 5044 4.5)", case_qrk_mulpdu_gso,
      "MPA-FRM-RES MPA-QRK-MULPDU-GSO"},

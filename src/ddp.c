@@ -54,11 +54,17 @@ const char *mpa_rdmap_opcode_name(unsigned op)
 
 int mpa_rdmap_opcode_known(unsigned op) { return op < 16 && ops[op].known; }
 
+int mpa_rdmap_opcode_rfc7306(unsigned op)
+{
+    return op == MPA_RDMAP_IMMEDIATE || op == MPA_RDMAP_IMMEDIATE_SE || op == MPA_RDMAP_ATOMIC_REQUEST ||
+           op == MPA_RDMAP_ATOMIC_RESPONSE;
+}
+
 const char *mpa_atomic_opcode_name(unsigned aop)
 {
     switch (aop) {
     case MPA_ATOMIC_FETCH_ADD: return "FetchAdd";
-    case MPA_ATOMIC_SWAP: return "Reserved";
+    case MPA_ATOMIC_RESERVED_1: return "Reserved"; /* RFC 7306 10.1 */
     case MPA_ATOMIC_CMP_SWAP: return "CmpSwap";
     default: return "unknown";
     }
@@ -518,8 +524,10 @@ uint32_t mpa_ddp_anomalies(const mpa_ddp *d)
     if (d->seen_len < 2)
         return a;
 
-    /* Octet 1: RDMAP control. */
-    if (h->rv != 1)
+    /* Octet 1: RDMAP control.  RV 01b and the RDMA Consortium's 00b are
+     * both valid (RFC 5040 4.1); RFC 7306's messages carry 01b (RFC 7306
+     * 4.1). */
+    if (h->rv > 1 || (h->rv == 0 && mpa_rdmap_opcode_rfc7306(h->opcode)))
         a |= MPA_DDP_AN_RV;
     if (h->rdmap_rsvd != 0)
         a |= MPA_DDP_AN_RDMAP_RSVD;
@@ -579,8 +587,7 @@ uint32_t mpa_ddp_anomalies(const mpa_ddp *d)
         break;
     }
     /* RFC 7306 messages are their header alone (RFC 7306 4.2, 6.3). */
-    if (h->opcode == MPA_RDMAP_IMMEDIATE || h->opcode == MPA_RDMAP_IMMEDIATE_SE ||
-        h->opcode == MPA_RDMAP_ATOMIC_REQUEST || h->opcode == MPA_RDMAP_ATOMIC_RESPONSE) {
+    if (mpa_rdmap_opcode_rfc7306(h->opcode)) {
         if (!h->tagged && (!h->last || h->mo != 0))
             a |= MPA_DDP_AN_EXT_LEN;
         if (d->complete && d->payload_len != 0)
@@ -593,7 +600,7 @@ const char *mpa_ddp_anomaly_name(uint32_t bit)
 {
     switch (bit) {
     case MPA_DDP_AN_DV: return "DDP version is not 1";
-    case MPA_DDP_AN_RV: return "RDMAP version is not 1";
+    case MPA_DDP_AN_RV: return "RDMAP version not valid for the opcode";
     case MPA_DDP_AN_DDP_RSVD: return "DDP control reserved bits set";
     case MPA_DDP_AN_RDMAP_RSVD: return "RDMAP control reserved bits set";
     case MPA_DDP_AN_OPCODE_UNKNOWN: return "reserved RDMAP opcode";

@@ -87,6 +87,7 @@ typedef struct dirst {
     uint8_t first_fpdu_ok;
     uint8_t mulpdu_done;  /* FPDUs over MULPDU named (once per direction) */
     uint8_t ver_done;     /* VER_*: DDP/RDMAP versions named (once per direction) */
+    uint8_t rv_first;     /* 1 + the first valid RV (0 or 1) seen; 0: none yet */
     uint64_t mode_off;
     uint64_t nfpdu;
     mpa_ddp_hdr hist[HIST_N]; /* the last segment headers sent, ring */
@@ -853,18 +854,21 @@ static size_t feed_startup(S *s, int dir, const uint8_t *p, size_t len)
 
 /* ---- FPDU mode ------------------------------------------------------- */
 
-enum { VER_QRK = 1, VER_DV = 2, VER_RV = 4 };
+enum { VER_QRK = 1, VER_DV = 2, VER_RV = 4, VER_RV_SAME = 8 };
 
-/* DDP and RDMAP versions other than 1, named once per direction: version
- * 0 is the pre-standard RDMAC headers (MPA-QRK-DDP-VERSION), read with
- * the version 1 layout like every other FPDU; other versions keep their
- * own ids.  A sender that gets the version wrong gets it wrong in every
- * FPDU: one finding says so. */
+/* DDP and RDMAP versions, named once per direction each: a sender that
+ * gets the version wrong gets it wrong in every FPDU.  DDP version 0 is
+ * the pre-standard RDMAC headers (MPA-QRK-DDP-VERSION), read with the
+ * version 1 layout like every other FPDU; other DDP versions are
+ * MPA-DDP-VERSION.  RDMAP version 00b (RDMA Consortium) and 01b are both
+ * valid (RFC 5040 4.1): MPA-RDMAP-VERSION is RV 2 or 3, or 00b on an
+ * RFC 7306 message (RFC 7306 4.1); a direction whose valid RV changes
+ * from one FPDU to another is MPA-RDMAP-VERSION-SAME. */
 static void judge_versions(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, uint32_t an)
 {
     dirst *d = &s->d[dir];
-    unsigned dv0 = (an & MPA_DDP_AN_DV) && h->dv == 0, rv0 = (an & MPA_DDP_AN_RV) && h->rv == 0;
-    if ((dv0 || rv0) && !(d->ver_done & VER_QRK)) {
+    unsigned dv0 = (an & MPA_DDP_AN_DV) && h->dv == 0;
+    if (dv0 && !(d->ver_done & VER_QRK)) {
         d->ver_done |= VER_QRK;
         finding(s, dir, off, MPA_F_QRK_DDP_VERSION, "DV=%u RV=%u", h->dv, h->rv);
     }
@@ -872,9 +876,22 @@ static void judge_versions(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, ui
         d->ver_done |= VER_DV;
         finding(s, dir, off, MPA_F_DDP_VERSION, "DV=%u", h->dv);
     }
-    if ((an & MPA_DDP_AN_RV) && !rv0 && !(d->ver_done & VER_RV)) {
+    if ((an & MPA_DDP_AN_RV) && !(d->ver_done & VER_RV)) {
         d->ver_done |= VER_RV;
-        finding(s, dir, off, MPA_F_RDMAP_VERSION, "RV=%u", h->rv);
+        if (h->rv == 0)
+            finding(s, dir, off, MPA_F_RDMAP_VERSION, "RV=0 on an RFC 7306 message (%s)",
+                    mpa_rdmap_opcode_name(h->opcode));
+        else
+            finding(s, dir, off, MPA_F_RDMAP_VERSION, "RV=%u", h->rv);
+    }
+    if (h->rv > 1)
+        return;
+    if (!d->rv_first)
+        d->rv_first = (uint8_t)(h->rv + 1);
+    else if (d->rv_first != h->rv + 1 && !(d->ver_done & VER_RV_SAME)) {
+        d->ver_done |= VER_RV_SAME;
+        finding(s, dir, off, MPA_F_RDMAP_VERSION_SAME, "RV=%u after RV=%u in earlier FPDUs", h->rv,
+                d->rv_first - 1u);
     }
 }
 
@@ -882,8 +899,7 @@ static void map_ddp_anomalies(S *s, int dir, uint64_t off, const mpa_ddp *dd, ui
 {
     const mpa_ddp_hdr *h = &dd->hdr;
     const char *op = mpa_rdmap_opcode_name(h->opcode);
-    if (an & (MPA_DDP_AN_DV | MPA_DDP_AN_RV))
-        judge_versions(s, dir, off, h, an);
+    judge_versions(s, dir, off, h, an);
     if (an & MPA_DDP_AN_DDP_RSVD)
         finding(s, dir, off, MPA_F_DDP_RSVD, "DDP control reserved bits 0x%x", h->ddp_rsvd);
     if (an & (MPA_DDP_AN_RDMAP_RSVD | MPA_DDP_AN_RSVDULP_NONZERO))

@@ -38,7 +38,7 @@
  *     12..15 RDMA Read Message Size
  *     16..19 Data Source STag      20..27 Data Source Tagged Offset
  *
- * Terminate header after the DDP header (RFC 5040 4.7):
+ * Terminate header after the DDP header (RFC 5040 4.8):
  *
  *     +-------+-------+---------------+-+-+-+-------------------------+
  *     | Layer | EType |  Error Code   |M|D|R|  Reserved (13 bits)     |
@@ -90,7 +90,7 @@ extern "C" {
 /* Header sizes (RFC 5041 4.2 / 4.3). */
 #define MPA_DDP_TAGGED_HDR_LEN 14u
 #define MPA_DDP_UNTAGGED_HDR_LEN 18u
-/* Opcode-specific RDMAP header sizes (RFC 5040 4.4 and 4.7, RFC 7306). */
+/* Opcode-specific RDMAP header sizes (RFC 5040 4.4 and 4.8, RFC 7306). */
 #define MPA_RDMAP_RREQ_LEN 28u
 #define MPA_RDMAP_TERM_MIN_LEN 4u
 #define MPA_RDMAP_ATOMIC_REQ_LEN 52u
@@ -128,14 +128,16 @@ enum mpa_ddp_qn {
 /* RFC 7306 atomic operation codes (AOpCode; the registry of RFC 7306
  * 10.1, Figure 5).  0x1 is Reserved there: the field texts of 5.2.1 still
  * speak of a Swap, but no code was assigned to one, so an Atomic Request
- * with 0x1 breaks MPA-RDMAP-ATOMIC.  The name stays for existing users. */
+ * with 0x1 breaks MPA-RDMAP-ATOMIC and is named "Reserved".
+ * MPA_ATOMIC_SWAP keeps its value for existing users only. */
 enum mpa_atomic_opcode {
     MPA_ATOMIC_FETCH_ADD = 0x0,
-    MPA_ATOMIC_SWAP = 0x1,
+    MPA_ATOMIC_RESERVED_1 = 0x1, /* Reserved (RFC 7306 10.1) */
+    MPA_ATOMIC_SWAP = MPA_ATOMIC_RESERVED_1, /* old name: no such operation */
     MPA_ATOMIC_CMP_SWAP = 0x2,
 };
 
-/* TERMINATE layers (RFC 5040 4.7). */
+/* TERMINATE layers (RFC 5040 4.8). */
 enum mpa_term_layer {
     MPA_TERM_LAYER_RDMAP = 0x0,
     MPA_TERM_LAYER_DDP = 0x1,
@@ -174,7 +176,7 @@ typedef struct mpa_rdma_read_req {
     uint64_t src_to;
 } mpa_rdma_read_req;
 
-/* Terminate header (RFC 5040 4.7). */
+/* Terminate header (RFC 5040 4.8). */
 typedef struct mpa_term {
     uint8_t layer;  /* 4 bits, enum mpa_term_layer                      */
     uint8_t etype;  /* 4 bits, meaning depends on layer                 */
@@ -303,7 +305,10 @@ mpa_status mpa_ddp_encode(const mpa_ddp *d, uint8_t *out, size_t cap,
 typedef enum mpa_ddp_anomaly {
     /* DV != 1 (RFC 5041 4.1: this version of DDP is 1). */
     MPA_DDP_AN_DV = 1u << 0,
-    /* RV != 1 (RFC 5040 4.1: this version of RDMAP is 1). */
+    /* RV not valid for the message: 2 or 3 (RFC 5040 4.1 makes 01b and
+     * the RDMA Consortium's 00b valid), or 00b on an RFC 7306 opcode
+     * (RFC 7306 4.1: its messages carry 01b).  A change of RV within a
+     * direction needs the stream: libmpa's stream engine judges it. */
     MPA_DDP_AN_RV = 1u << 1,
     /* DDP control reserved bits not zero (RFC 5041 4.1). */
     MPA_DDP_AN_DDP_RSVD = 1u << 2,
@@ -319,14 +324,14 @@ typedef enum mpa_ddp_anomaly {
      * Response 3 (RFC 5040 4.2, RFC 7306). */
     MPA_DDP_AN_QN = 1u << 6,
     /* L=0 on a message that is one DDP segment: Read Request, Terminate
-     * (RFC 5040 4.4, 4.7, 5.2.1, 5.4). */
+     * (RFC 5040 4.4, 4.8, 5.2.1, 5.4). */
     MPA_DDP_AN_NOT_LAST = 1u << 7,
     /* MO != 0 on the same single-segment messages. */
     MPA_DDP_AN_MO_NONZERO = 1u << 8,
-    /* Terminate Layer/EType/Error Code not defined (RFC 5040 4.7,
+    /* Terminate Layer/EType/Error Code not defined (RFC 5040 4.8,
      * RFC 5041 7, RFC 5044 8, RFC 6581 8). */
     MPA_DDP_AN_TERM_CODE = 1u << 9,
-    /* Terminate reserved 13 bits not zero (RFC 5040 4.7). */
+    /* Terminate reserved 13 bits not zero (RFC 5040 4.8). */
     MPA_DDP_AN_TERM_RSVD = 1u << 10,
     /* Untagged message other than the two "...and Invalidate" Sends with
      * non-zero octets 2..5 (RFC 5040 4.1: reserved, sent as zero). */
@@ -380,7 +385,11 @@ const char *mpa_rtr_str(mpa_rtr_kind k);
 const char *mpa_rdmap_opcode_name(unsigned op);
 /* 1 for an opcode defined by RFC 5040 or RFC 7306, else 0. */
 int mpa_rdmap_opcode_known(unsigned op);
-/* "FetchAdd", "Swap", "CmpSwap"; "unknown" otherwise. */
+/* 1 for an opcode RFC 7306 defines (Immediate Data, with SE, Atomic
+ * Request and Response), else 0. */
+int mpa_rdmap_opcode_rfc7306(unsigned op);
+/* "FetchAdd", "CmpSwap"; "Reserved" for 0x1 (RFC 7306 10.1); "unknown"
+ * otherwise. */
 const char *mpa_atomic_opcode_name(unsigned aop);
 /* "RDMAP", "DDP", "LLP"; "unknown" otherwise. */
 const char *mpa_term_layer_name(unsigned layer);

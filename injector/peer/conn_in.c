@@ -99,15 +99,30 @@ static void reaction(conn *c, mpa_finding_id id)
     case MPA_F_FPD_ULPDU_MAX:
     case MPA_F_DDP_VERSION:
     case MPA_F_RDMAP_VERSION:
-    case MPA_F_QRK_DDP_VERSION: /* version 0 is not delivered either */
-    case MPA_F_DDP_RSVD:
-    case MPA_F_RDMAP_RSVD:
+    case MPA_F_RDMAP_VERSION_SAME:
+    case MPA_F_QRK_DDP_VERSION: /* DDP version 0 is not delivered either */
     case MPA_F_RDMAP_OPCODE:
     case MPA_F_RDMAP_TAGGED:
     case MPA_F_DDP_QN:
-    case MPA_F_RDMAP_ONE_SEG:
     case MPA_F_RDMAP_ATOMIC:
         re = RE_TERM, code = 5;
+        break;
+    /* A Read Request that is not one segment is not acted on (RFC 5040
+     * 5.5 rule 12): refused with a TERMINATE, unless the fault answers it. */
+    case MPA_F_RDMAP_ONE_SEG:
+        if (faulty(c, FAULT_READ_NOT_LAST))
+            c->fault_done = 1;
+        else
+            re = RE_TERM, code = 5;
+        break;
+    /* Reserved bits of the DDP and RDMAP control fields are not checked
+     * on receipt (RFC 5041 4.1, RFC 5040 4.1): the message is taken. */
+    case MPA_F_DDP_RSVD:
+    case MPA_F_RDMAP_RSVD:
+        if (faulty(c, FAULT_TERM_RSVD)) {
+            c->fault_done = 1;
+            re = RE_TERM, code = 5;
+        }
         break;
     default:
         /* Sent-as-zero fields the receiver ignores (Res, marker
@@ -155,6 +170,14 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
         c->react = RE_CLOSE;
         return;
     }
+    if (faulty(c, FAULT_TERM_RV0) && dd->hdr.rv == 0) {
+        /* RDMAP version 00b is valid (RFC 5040 4.1): the fault refuses it. */
+        c->fault_done = 1;
+        if (c->react == RE_NONE) {
+            c->react = RE_TERM;
+            c->react_code = 5;
+        }
+    }
     if (c->react != RE_NONE)
         return;
     int first = !c->got_fpdu;
@@ -165,6 +188,10 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
         c->rtr = (uint8_t)f->rtr;
         if (f->rtr == MPA_RTR_READ)
             answer_read(c, &dd->u.rreq);
+        return;
+    }
+    if (c->role == MPA_ROLE_RESPONDER && faulty(c, FAULT_DROP_FIRST_FPDU)) {
+        c->fault_done = 1; /* not taken as an FPDU: nothing is delivered */
         return;
     }
     switch (dd->hdr.opcode) {

@@ -87,6 +87,26 @@ static const fault_info faults[FAULT__COUNT] = {
                       "closes"},
     [FAULT_TERM_7] = {"term-7", FAULT_ROLE_I, FAULT_NEEDS_P2P, "MPA-ENH-RTR-MATCH", "-",
                       "TERMINATE code 7 although both sides offered a common RTR type", "closes"},
+    [FAULT_TERM_RSVD] = {"term-on-reserved", FAULT_ROLE_R, 0, "-", "-",
+                         "sends TERMINATE code 5 for a Send whose DDP or RDMAP control reserved bits are "
+                         "set, instead of ignoring them; breaks the receiver half of MPA-DDP-RSVD and "
+                         "MPA-RDMAP-RSVD (only a peer that sets them shows it)",
+                         "closes"},
+    [FAULT_TERM_RV0] = {"term-on-rv0", FAULT_ROLE_R, 0, "-", "-",
+                        "sends TERMINATE code 5 for an FPDU with RDMAP Version 00b, which RFC 5040 4.1 "
+                        "makes valid; breaks MPA-RDMAP-VERSION's receiver half (only a peer that sends "
+                        "RV 00b shows it)",
+                        "closes"},
+    [FAULT_READ_NOT_LAST] = {"read-not-last", FAULT_ROLE_R, 0, "-", "-",
+                             "answers an RDMA Read Request sent with L=0 (not a single DDP segment) with "
+                             "a Read Response instead of refusing it; breaks MPA-RDMAP-ONE-SEG's receiver "
+                             "half (only a peer that sends one shows it)",
+                             "(the other end is the faulty one here)"},
+    [FAULT_DROP_FIRST_FPDU] = {"drop-first-fpdu", FAULT_ROLE_R, 0, "-", "-",
+                               "drops the first FPDU after its Reply (an RTR aside) without a word, as if "
+                               "it were not yet in Full Operation; breaks MPA-STA-RESP-FULL-OP, which "
+                               "needs this end's local state: libmpa cannot judge it",
+                               "gets no echo of its first Send"},
 };
 
 const fault_info *fault_get(peer_fault f)

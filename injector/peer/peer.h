@@ -59,6 +59,10 @@ typedef enum peer_fault {
     FAULT_TERM_5,
     FAULT_TERM_6,
     FAULT_TERM_7,
+    FAULT_TERM_RSVD,
+    FAULT_TERM_RV0,
+    FAULT_READ_NOT_LAST,
+    FAULT_DROP_FIRST_FPDU,
     FAULT__COUNT
 } peer_fault;
 

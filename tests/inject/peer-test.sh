@@ -78,9 +78,9 @@ while IFS=$'\t' read -r name roles idi idr what; do
         ko "fault $name: $man has '$row', --list-faults '$want'"
     fi
 done <$tmp/faults
-[ $nf = 19 ] && ok || ko "--list-faults lists $nf faults, expected 19"
+[ $nf = 23 ] && ok || ko "--list-faults lists $nf faults, expected 23"
 nrows=$(grep -c '	' $tmp/mantable)
-[ "$nrows" = 20 ] && ok || ko "$man's fault table has $((nrows - 1)) rows, expected 19"
+[ "$nrows" = 24 ] && ok || ko "$man's fault table has $((nrows - 1)) rows, expected 23"
 
 # Usage errors: exit status 2 and a message.
 usage() {

@@ -350,7 +350,8 @@ static void test_draft03_fig5_vector_versions_reported(void)
     T_EQ(d.hdr.mo, 0);
     T_EQ(d.payload_len, 24);
     T_EQ(d.opcode_known, 1);
-    T_EQ(mpa_ddp_anomalies(&d), MPA_DDP_AN_DV | MPA_DDP_AN_RV);
+    /* DV 0 is not DDP version 1; RV 00b is valid (RFC 5040 4.1) */
+    T_EQ(mpa_ddp_anomalies(&d), MPA_DDP_AN_DV);
     T_EQ(mpa_ddp_rtr_kind(&d), MPA_RTR_NONE);
     check_prefixes("draft fig5", b, sizeof b);
     check_reencode("draft fig5", b);
@@ -406,7 +407,7 @@ static void test_rfc5040_4_4_read_request(void)
     T_EQ(need, 1);
 }
 
-/* ---- RFC 5040 4.7: Terminate ---------------------------------------- */
+/* ---- RFC 5040 4.8: Terminate ---------------------------------------- */
 
 /*
  * A Terminate on QN 2: Layer/EType/Code, M D R, then (M or D) the DDP
@@ -680,7 +681,7 @@ static void test_rfc5040_4_2_unknown_opcodes(void)
         T_EQ(mpa_rdmap_opcode_known(op), 1);
 }
 
-/* ---- TERMINATE code names: RFC 5040 4.7, RFC 5041 7, RFC 5044 8,
+/* ---- TERMINATE code names: RFC 5040 4.8, RFC 5041 7, RFC 5044 8,
  *      RFC 6581 8 ---------------------------------------------------- */
 
 static void test_rfc5044_8_rfc6581_8_mpa_code_names(void)
@@ -888,11 +889,19 @@ static void test_anomalies_each_bit(void)
         b[0] = (uint8_t)(0x40 | dv);
         T_EQ(an_of(b, n, n), dv == 1 ? 0 : MPA_DDP_AN_DV);
     }
-    /* RFC 5040 4.1: RV != 1 */
+    /* RFC 5040 4.1: RV 01b and 00b (RDMA Consortium) are valid, 2 and 3
+     * are not */
     for (uint8_t rv = 0; rv <= 3; rv++) {
         n = untagged(b, 0x3, 0, 0, 1, 0);
         b[1] = (uint8_t)((rv << 6) | 0x3);
-        T_EQ(an_of(b, n, n), rv == 1 ? 0 : MPA_DDP_AN_RV);
+        T_EQ(an_of(b, n, n), rv <= 1 ? 0 : MPA_DDP_AN_RV);
+    }
+    /* RFC 7306 4.1: its messages carry RV 01b; 00b is an error there */
+    for (uint8_t rv = 0; rv <= 1; rv++) {
+        memset(b, 0, sizeof b);
+        n = untagged(b, 0x8, 0, 0, 1, 0); /* Immediate Data, 8 octets */
+        b[1] = (uint8_t)((rv << 6) | 0x8);
+        T_EQ(an_of(b, n + 8, n + 8), rv == 1 ? 0 : MPA_DDP_AN_RV);
     }
     /* RFC 5041 4.1: DDP reserved bits, each one */
     for (int bit = 2; bit <= 5; bit++) {
@@ -960,7 +969,7 @@ static void test_anomalies_each_bit(void)
     n = untagged(b, 0x3, 0, 0, 1, 64); /* a Send may have MO != 0 */
     b[0] = 0x01;
     T_EQ(an_of(b, n, n), 0);
-    /* RFC 5040 4.7 etc.: undefined Layer/EType/Code */
+    /* RFC 5040 4.8 etc.: undefined Layer/EType/Code */
     n = build_term(b, 2, 0, 8, 0, 0, 0, 0, 0);
     T_EQ(an_of(b, n, n), MPA_DDP_AN_TERM_CODE);
     n = build_term(b, 3, 0, 0, 0, 0, 0, 0, 0);
@@ -969,7 +978,7 @@ static void test_anomalies_each_bit(void)
     T_EQ(an_of(b, n, n), MPA_DDP_AN_TERM_CODE);
     n = build_term(b, 0, 1, 0x05, 0, 0, 0, 0, 0);
     T_EQ(an_of(b, n, n), MPA_DDP_AN_TERM_CODE);
-    /* RFC 5040 4.7: Terminate reserved bits, lowest and highest */
+    /* RFC 5040 4.8: Terminate reserved bits, lowest and highest */
     n = build_term(b, 2, 0, 1, 0, 0, 0, 0, 0x0001);
     T_EQ(an_of(b, n, n), MPA_DDP_AN_TERM_RSVD);
     n = build_term(b, 2, 0, 1, 0, 0, 0, 0, 0x1000);

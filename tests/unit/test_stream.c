@@ -2,7 +2,7 @@
 /*
  * Stream engine and checker: RFC 5044 7.1.2 (startup rules), 7.1.1
  * (frame fields), 4 (FPDUs, markers, CRC), 8 (errors); RFC 6581 9, 10
- * (enhanced establishment, RTR); RFC 5040 4.7 (TERMINATE).
+ * (enhanced establishment, RTR); RFC 5040 4.8 (TERMINATE).
  *
  * Each scenario is two endpoints' octets built with the library's
  * encoders, with the exact set of finding ids it must raise (an empty set
@@ -179,6 +179,22 @@ static void test_startup_events(void)
     l = slug_log("qrk-ddp-version");
     T_CHECK(l.count[MPA_F_QRK_DDP_VERSION] == 2 && strstr(l.s, "Send QN 0 MSN 3 MO 0 27 bytes"),
             "qrk-ddp-version: once per direction, headers decoded\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("rdmap-version-0");
+    T_CHECK(l.nfind == 0, "rdmap-version-0: RV 00b is valid (RFC 5040 4.1)\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("rdmap-version-change");
+    T_CHECK(l.count[MPA_F_RDMAP_VERSION_SAME] == 1 && !l.count[MPA_F_RDMAP_VERSION] &&
+                strstr(l.s, "RV=0 after RV=1"),
+            "rdmap-version-change: once\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("rdmap-version-7306");
+    T_CHECK(l.count[MPA_F_RDMAP_VERSION] == 1 && !l.count[MPA_F_RDMAP_VERSION_SAME] &&
+                strstr(l.s, "RV=0 on an RFC 7306 message (Immediate Data)"),
+            "rdmap-version-7306\n%s", l.s);
+    cs_log_free(&l);
+    l = slug_log("rdmap-atomic-aop1");
+    T_CHECK(l.count[MPA_F_RDMAP_ATOMIC] == 1 && strstr(l.s, "AOpCode 1 Reserved"), "rdmap-atomic-aop1\n%s", l.s);
     cs_log_free(&l);
     l = slug_log("ddp-versions");
     T_CHECK(l.count[MPA_F_DDP_VERSION] == 1 && l.count[MPA_F_RDMAP_VERSION] == 1, "ddp-versions: once\n%s", l.s);
