@@ -2094,7 +2094,9 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
         check_read_resp(s, dir, foff, e);
     if (e->ddp.hdr_len && e->ddp.seen_len >= e->ddp.hdr_len)
         record_sent(s, dir, &e->ddp.hdr);
-    check_seq(s, dir, foff, e, e->crc != MPA_CRC_BAD && !d->doubt);
+    /* Markers whose form a hole left unsettled may be read at the wrong
+     * octets: the header the CRC covers is then not the one sent. */
+    check_seq(s, dir, foff, e, e->crc != MPA_CRC_BAD && !d->doubt && !(d->markers && d->mk_unsure));
     e->negotiated_rtr = check_rtr(s, dir, foff, index, e, e->rtr);
     emit(s, &ev);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE)
