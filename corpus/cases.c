@@ -971,12 +971,18 @@ static void case_enh_term6_read_ird0(cs_scen *s)
     cs_close_both(s);
 }
 
+/* One tagged segment of dir: opcode, STag, TO and L as given. */
+static void tagged_seg(cs_scen *s, int dir, unsigned op, uint32_t stag, uint64_t to, int last, size_t payload)
+{
+    mpa_ddp d = cs_ul_tagged(op, stag, to);
+    d.hdr.last = (uint8_t)last;
+    cs_fpdu(s, dir, g_ul, cs_ul_build(&d, payload, g_ul, sizeof g_ul));
+}
+
 /* RDMA Read Responses against their Requests (RFC 5040 4.4, 5.2.2). */
 static void read_resp(cs_scen *s, int dir, uint32_t stag, uint64_t to, int last, size_t payload)
 {
-    mpa_ddp d = cs_ul_tagged(MPA_RDMAP_READ_RESPONSE, stag, to);
-    d.hdr.last = (uint8_t)last;
-    cs_fpdu(s, dir, g_ul, cs_ul_build(&d, payload, g_ul, sizeof g_ul));
+    tagged_seg(s, dir, MPA_RDMAP_READ_RESPONSE, stag, to, last, payload);
 }
 
 static void case_clean_read(cs_scen *s)
@@ -1104,9 +1110,7 @@ static void seg_send(cs_scen *s, int dir, unsigned msn, uint32_t mo, int last, s
 /* One segment of an RDMA Write of dir: STag, TO and L as given. */
 static void seg_write(cs_scen *s, int dir, uint32_t stag, uint64_t to, int last, size_t payload)
 {
-    mpa_ddp d = cs_ul_tagged(MPA_RDMAP_RDMA_WRITE, stag, to);
-    d.hdr.last = (uint8_t)last;
-    cs_fpdu(s, dir, g_ul, cs_ul_build(&d, payload, g_ul, sizeof g_ul));
+    tagged_seg(s, dir, MPA_RDMAP_RDMA_WRITE, stag, to, last, payload);
 }
 
 /* Correct sequencing both ways: Sends of three segments (MO 0, 400,
@@ -1125,20 +1129,15 @@ static void case_ddp_seq_clean(cs_scen *s)
         cs_send(s, D1, m, 50);
     }
     seg_write(s, D1, 0x55, 0x10000, 0, 1000);
-    /* The first Read Response in two segments, between the Write's. */
-    mpa_ddp rr = cs_ul_tagged(MPA_RDMAP_READ_RESPONSE, 0x1000, 0x2000); /* cs_ul_read_req's sink */
-    rr.hdr.last = 0;
-    cs_fpdu(s, D1, g_ul, cs_ul_build(&rr, 32, g_ul, sizeof g_ul));
-    rr.hdr.to = 0x2000 + 32;
-    rr.hdr.last = 1;
-    cs_fpdu(s, D1, g_ul, cs_ul_build(&rr, 32, g_ul, sizeof g_ul));
+    /* The first Read Response in two segments, between the Write's
+     * (0x1000, 0x2000: cs_ul_read_req's sink). */
+    read_resp(s, D1, 0x1000, 0x2000, 0, 32);
+    read_resp(s, D1, 0x1000, 0x2000 + 32, 1, 32);
     seg_write(s, D1, 0x55, 0x10000 + 1000, 0, 700);
     seg_write(s, D1, 0x55, 0x10000 + 1700, 1, 300);
     seg_write(s, D1, 0x66, 0, 1, 0);
-    rr.hdr.to = 0x2000;
-    rr.hdr.last = 1;
     for (unsigned m = 0; m < 2; m++)
-        cs_fpdu(s, D1, g_ul, cs_ul_build(&rr, 64, g_ul, sizeof g_ul));
+        read_resp(s, D1, 0x1000, 0x2000, 1, 64);
     cs_send(s, D1, 4, 10);
     cs_close_both(s);
 }
