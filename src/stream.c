@@ -1326,8 +1326,10 @@ static void seq_untagged(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, uint
     }
     /* The queue's last message ended: this segment starts the next. */
     uint32_t want = q->msn + 1u; /* 0xFFFFFFFF is followed by 0 */
-    if (h->msn == q->msn && h->mo == q->mo && h->mo != 0 && !(q->st & SQ_FIRST)) {
-        /* It goes on where the message's L=1 segment ended. */
+    if (h->msn == q->msn && h->mo != 0 && !(q->st & SQ_FIRST)) {
+        /* A segment of the message after its L=1 segment (RFC 5041 4.1:
+         * that one is sent after all the others); at MO 0 it is read as
+         * a new message whose MSN did not go up. */
         if (seq_say(q, SEQ_SAID_LAST))
             finding(s, dir, off, MPA_F_DDP_LAST, "QN %u MSN %u: a segment (MO %u) follows the message's L=1 segment",
                     h->qn, h->msn, h->mo);

@@ -158,6 +158,15 @@ static void test_last(void)
     send(&s, 0, 2, 0, 1, 100);
     cs_close_both(&s);
     expect("L early", &s, (unsigned[NSEQ]){[LAST] = 1});
+
+    cs_init(&s);
+    cs_start_plain(&s, 0, 0);
+    send(&s, 0, 1, 0, 0, 100);
+    send(&s, 0, 1, 200, 1, 100); /* out of MO order (SHOULD) */
+    send(&s, 0, 1, 100, 0, 100); /* the octets between, after the L=1 segment */
+    send(&s, 0, 2, 0, 1, 100);
+    cs_close_both(&s);
+    expect("L not sent last", &s, (unsigned[NSEQ]){[LAST] = 1, [MO] = 1});
 }
 
 /* MO: a gap, an overlap, a first segment not at 0; said once a queue. */
