@@ -569,7 +569,7 @@ static void case_mrk_res(cs_scen *s)
     cs_send(s, D0, 1, 10);
     mpa_fpdu_faults f = no_faults();
     f.marker_reserved = 0x0100;
-    fpdu_faulty(s, D0, 700, f); /* one marker inside */
+    cs_fpdu_f(s, D0, g_ul, cs_ul_send(g_ul, sizeof g_ul, 2, 700), &f); /* one marker inside */
     cs_close_both(s);
 }
 
@@ -971,12 +971,18 @@ static void case_enh_term6_read_ird0(cs_scen *s)
     cs_close_both(s);
 }
 
+/* One tagged segment of dir: opcode, STag, TO and L as given. */
+static void tagged_seg(cs_scen *s, int dir, unsigned op, uint32_t stag, uint64_t to, int last, size_t payload)
+{
+    mpa_ddp d = cs_ul_tagged(op, stag, to);
+    d.hdr.last = (uint8_t)last;
+    cs_fpdu(s, dir, g_ul, cs_ul_build(&d, payload, g_ul, sizeof g_ul));
+}
+
 /* RDMA Read Responses against their Requests (RFC 5040 4.4, 5.2.2). */
 static void read_resp(cs_scen *s, int dir, uint32_t stag, uint64_t to, int last, size_t payload)
 {
-    mpa_ddp d = cs_ul_tagged(MPA_RDMAP_READ_RESPONSE, stag, to);
-    d.hdr.last = (uint8_t)last;
-    cs_fpdu(s, dir, g_ul, cs_ul_build(&d, payload, g_ul, sizeof g_ul));
+    tagged_seg(s, dir, MPA_RDMAP_READ_RESPONSE, stag, to, last, payload);
 }
 
 static void case_clean_read(cs_scen *s)
@@ -1121,6 +1127,142 @@ static void leg_irdord(cs_scen *s, int swapped)
 
 static void case_qrk_leg_irdord(cs_scen *s) { leg_irdord(s, 0); }
 static void case_qrk_leg_irdord_swapped(cs_scen *s) { leg_irdord(s, 1); }
+
+/* ---- DDP sequencing (RFC 5041 4.1, 4.3, 5.2, 5.3) ---------------------- */
+
+/* One segment of a Send (QN 0) of dir: MSN, MO and L as given. */
+static void seg_send(cs_scen *s, int dir, unsigned msn, uint32_t mo, int last, size_t payload)
+{
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, 0, msn);
+    d.hdr.mo = mo;
+    d.hdr.last = (uint8_t)last;
+    cs_fpdu(s, dir, g_ul, cs_ul_build(&d, payload, g_ul, sizeof g_ul));
+}
+
+/* One segment of an RDMA Write of dir: STag, TO and L as given. */
+static void seg_write(cs_scen *s, int dir, uint32_t stag, uint64_t to, int last, size_t payload)
+{
+    tagged_seg(s, dir, MPA_RDMAP_RDMA_WRITE, stag, to, last, payload);
+}
+
+/* Correct sequencing both ways: Sends of three segments (MO 0, 400,
+ * 800) with a Read Request (QN 1) between two of them, an RDMA Write of
+ * three segments (TO going up by each payload) with a Read Response of
+ * two segments after its first, a zero-length Write, the other two
+ * Read Responses. */
+static void case_ddp_seq_clean(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    for (unsigned m = 1; m <= 3; m++) {
+        seg_send(s, D0, m, 0, 0, 400);
+        seg_send(s, D0, m, 400, 0, 400);
+        cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, m, 64));
+        seg_send(s, D0, m, 800, 1, 100 + m);
+        cs_send(s, D1, m, 50);
+    }
+    seg_write(s, D1, 0x55, 0x10000, 0, 1000);
+    /* The first Read Response in two segments, between the Write's
+     * (0x1000, 0x2000: cs_ul_read_req's sink). */
+    read_resp(s, D1, 0x1000, 0x2000, 0, 32);
+    read_resp(s, D1, 0x1000, 0x2000 + 32, 1, 32);
+    seg_write(s, D1, 0x55, 0x10000 + 1000, 0, 700);
+    seg_write(s, D1, 0x55, 0x10000 + 1700, 1, 300);
+    seg_write(s, D1, 0x66, 0, 1, 0);
+    for (unsigned m = 0; m < 2; m++)
+        read_resp(s, D1, 0x1000, 0x2000, 1, 64);
+    cs_send(s, D1, 4, 10);
+    cs_close_both(s);
+}
+
+/* A capture that starts inside a message, near the end of the MSN
+ * space: the MSN is learnt, not expected to be 1, and 0xFFFFFFFF is
+ * followed by 0. */
+static void case_ddp_msn_wrap(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    seg_send(s, D0, 0xfffffffeu, 0, 0, 300);
+    cs_send(s, D1, 0xfffffffdu, 100);
+    seg_send(s, D0, 0xfffffffeu, 300, 1, 200); /* the capture starts here */
+    cs_send(s, D1, 0xfffffffeu, 100);
+    for (unsigned m = 0xffffffffu, i = 0; i < 4; m++, i++) {
+        seg_send(s, D0, m, 0, 0, 250);
+        seg_send(s, D0, m, 250, 1, 60);
+        cs_send(s, D1, m, 100);
+    }
+    cs_close_both(s);
+    s->midstream = 1;
+    s->start_chunk = 4;
+}
+
+/* The first Send carries MSN 2 (RFC 5041 4.3: the first is 1). */
+static void case_ddp_msn_start(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    for (unsigned m = 2; m <= 6; m++)
+        cs_send(s, D0, m, 100);
+    cs_send(s, D1, 1, 100);
+    cs_close_both(s);
+}
+
+/* MSN 3 skipped on QN 0, then one up again; said once. */
+static void case_ddp_msn_next(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    static const unsigned msn[] = {1, 2, 4, 5, 6, 8};
+    for (unsigned i = 0; i < sizeof msn / sizeof msn[0]; i++)
+        cs_send(s, D0, msn[i], 100);
+    cs_send(s, D1, 1, 100);
+    cs_close_both(s);
+}
+
+/* The second segment of a Send carries another MSN. */
+static void case_ddp_msn_same(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    seg_send(s, D0, 1, 0, 0, 400);
+    seg_send(s, D0, 2, 400, 1, 100);
+    cs_send(s, D0, 3, 100);
+    cs_send(s, D0, 4, 100);
+    cs_close_both(s);
+}
+
+/* A Send whose last segment has L=0: the next Send begins. */
+static void case_ddp_last(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    seg_send(s, D0, 1, 0, 0, 400);
+    seg_send(s, D0, 1, 400, 0, 100);
+    for (unsigned m = 2; m <= 4; m++)
+        cs_send(s, D0, m, 100);
+    cs_close_both(s);
+}
+
+/* A Send's second segment leaves 100 octets out (MO 500, not 400). */
+static void case_ddp_mo_order(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    seg_send(s, D0, 1, 0, 0, 400);
+    seg_send(s, D0, 1, 500, 1, 100);
+    for (unsigned m = 2; m <= 4; m++) {
+        seg_send(s, D0, m, 0, 0, 400);
+        seg_send(s, D0, m, 400, 1, 100);
+    }
+    cs_close_both(s);
+}
+
+/* An RDMA Write's second segment starts 16 octets on from where the
+ * first ended. */
+static void case_ddp_to_order(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    seg_write(s, D0, 0x55, 0x4000, 0, 512);
+    seg_write(s, D0, 0x55, 0x4000 + 512 + 16, 1, 512);
+    for (unsigned m = 0; m < 3; m++) {
+        seg_write(s, D0, 0x56, 0x8000, 0, 512);
+        seg_write(s, D0, 0x56, 0x8000 + 512, 1, 512);
+    }
+    cs_close_both(s);
+}
 
 static void case_ddp_rsvd(cs_scen *s)
 {
@@ -1412,7 +1554,7 @@ static void len_down(cs_scen *s, int m, int crc)
         cs_fpdu_f(s, D0, g_ul, cs_ul_send(g_ul, sizeof g_ul, i + 1, 100 + 40 * i), &z);
     mpa_fpdu_faults f = z;
     f.len_override = 300 + 18 - 40;
-    fpdu_faulty(s, D0, 300, f);
+    cs_fpdu_f(s, D0, g_ul, cs_ul_send(g_ul, sizeof g_ul, 5, 300), &f);
     for (unsigned i = 0; i < 10; i++)
         cs_fpdu_f(s, D0, g_ul, cs_ul_send(g_ul, sizeof g_ul, i + 6, 60 + 25 * i), &z);
     cs_close_both(s);
@@ -1459,6 +1601,7 @@ static void qk_markers_traffic_h(cs_scen *s, int le, int nocrc, unsigned off0, u
     cs_start_plain(s, 1, 1);
     cs_quirk_markers(s, D0, le, nocrc, off0);
     cs_quirk_markers(s, D1, le, nocrc, off1);
+    unsigned msn1 = 1; /* d1's Sends: MSN one up per Send (RFC 5041 4.3) */
     for (unsigned i = 0; i < 20; i++) {
         cs_send(s, D0, i + 1, sz[i]);
         if ((int)i == lose)
@@ -1466,7 +1609,7 @@ static void qk_markers_traffic_h(cs_scen *s, int le, int nocrc, unsigned off0, u
         if (i % 3 == 1)
             cs_write(s, D1, sz[(i + 7) % 20]);
         else
-            cs_send(s, D1, i + 1, sz[(i + 3) % 20]);
+            cs_send(s, D1, msn1++, sz[(i + 3) % 20]);
         if ((int)i == lose)
             cs_lose_last(s);
     }
@@ -1476,7 +1619,7 @@ static void qk_markers_traffic_h(cs_scen *s, int le, int nocrc, unsigned off0, u
     n = cs_ul_build(&rr, 1800, g_ul, sizeof g_ul);
     cs_fpdu(s, D1, g_ul, n);
     cs_write(s, D0, 610);
-    cs_send(s, D1, 21, 90);
+    cs_send(s, D1, msn1, 90);
     cs_close_both(s);
 }
 
@@ -1604,6 +1747,19 @@ const cs_case cs_cases[] = {
     {"ddp-versions", "DV 2, RV 3 in three FPDUs (RFC 5041 4.1, RFC 5040 4.1)", case_ddp_versions,
      "MPA-DDP-VERSION MPA-RDMAP-VERSION"},
     {"ddp-rsvd", "reserved DDP/RDMAP bits", case_ddp_rsvd, "MPA-DDP-RSVD MPA-RDMAP-RSVD"},
+    {"ddp-seq-clean", "clean DDP sequencing: Sends and Writes of several segments, Read Requests (RFC 5041 4.3, 5.2)",
+     case_ddp_seq_clean, ""},
+    {"ddp-msn-wrap", "capture starts inside a message near MSN 0xFFFFFFFF; MSN wraps to 0 (RFC 5041 4.3)",
+     case_ddp_msn_wrap, "MPA-CAP-MIDSTREAM MPA-CAP-RESYNC"},
+    {"ddp-msn-start", "first Send with MSN 2 (RFC 5041 4.3)", case_ddp_msn_start, "MPA-DDP-MSN-START"},
+    {"ddp-msn-next", "Send MSNs 1, 2, 4, 5, 6, 8 (RFC 5041 4.3)", case_ddp_msn_next, "MPA-DDP-MSN-NEXT"},
+    {"ddp-msn-same", "a Send's two segments with MSN 1 and 2 (RFC 5041 4.3)", case_ddp_msn_same,
+     "MPA-DDP-MSN-SAME"},
+    {"ddp-last", "a Send's last segment with L=0 (RFC 5041 4.1)", case_ddp_last, "MPA-DDP-LAST"},
+    {"ddp-mo-order", "a Send's second segment at MO 500 after 400 octets (RFC 5041 4.3, 5.2, 5.3)",
+     case_ddp_mo_order, "MPA-DDP-MO-ORDER"},
+    {"ddp-to-order", "an RDMA Write's second segment 16 octets past the first's end (RFC 5041 5.2, 5.3)",
+     case_ddp_to_order, "MPA-DDP-TO-ORDER"},
     {"rdmap-opcode", "opcode 0xE", case_rdmap_opcode, "MPA-RDMAP-OPCODE"},
     {"rdmap-tagged-qn", "tagged Send, Send to QN 5", case_rdmap_tagged_qn, "MPA-RDMAP-TAGGED MPA-DDP-QN"},
     {"rdmap-one-seg", "Read Request L=0", case_rdmap_one_seg, "MPA-RDMAP-ONE-SEG"},

@@ -53,6 +53,31 @@ typedef struct read_q {
  * startup failed, as Linux siw does) is decoded too. */
 enum { PROBE_NONE = 0, PROBE_REJECT, PROBE_BAD_KEY };
 
+/* DDP sequencing (RFC 5041 4.1, 4.3, 5.2, 5.3) of the untagged queues
+ * RDMAP uses (0 Send, 1 Read and Atomic Request, 2 Terminate, 3 Atomic
+ * Response) and of the tagged message being sent.  A queue's MSN is
+ * known from the start of FPDU mode (the next is 1) or learnt from the
+ * first segment seen after a hole, a mid-stream start or doubt (no
+ * finding then); each rule is said once per direction and queue. */
+#define SEQ_NQ 4
+enum { SQ_KNOWN = 1, SQ_OPEN = 2, SQ_FIRST = 4 };
+typedef struct seq_q {
+    uint32_t msn; /* of the open message, or of the last one closed */
+    uint32_t mo;  /* open: the MO the next segment continues at */
+    uint8_t st;   /* SQ_* */
+    uint8_t said; /* rules said on this queue (SEQ_SAID_*) */
+} seq_q;
+typedef struct seq_st {
+    seq_q q[SEQ_NQ];
+    uint32_t tg_stag; /* tagged: the STag of the open message */
+    uint64_t tg_to;   /* ... and the TO its next segment continues at */
+    uint8_t tg_open, tg_said;
+} seq_st;
+struct dirst;
+static void seq_unknown(struct dirst *d);
+struct mpa_stream;
+static void seq_start(struct mpa_stream *s, int dir);
+
 static const char WHY_AFTER_REJECT[] = "not MPA after a rejected startup";
 static const char WHY_AFTER_BAD_KEY[] = "not MPA: the startup key was unknown";
 
@@ -164,6 +189,7 @@ typedef struct dirst {
      * that rest on these octets are not judged. */
     uint64_t lost_from, lost_end; /* the first lost octet, and the end of the last hole */
     atomicq aq;                   /* this side's Atomic Requests not yet answered */
+    seq_st seq;                   /* DDP sequencing of what this side sends */
 
     /* octets not decoded as MPA, waiting to be reported */
     uint64_t data_len, data_off;
@@ -415,6 +441,7 @@ static void enter_fpdu(S *s, int dir, int markers, int crc, int probe, const cha
     d->npeek = 0;
     mk_reset(&d->mk);
     d->doubt = d->strikes = d->dbuf_on = 0;
+    seq_start(s, dir);
     if (probe) {
         /* MPA was left (R=1) or never settled (a bad key): FPDU mode is
          * said only once an FPDU proves it (on_fpdu), never for octets
@@ -984,6 +1011,7 @@ static int peer_unknown(const S *s, int dir)
 static void mark_unjudged(S *s, int dir)
 {
     s->d[dir].unjudged = 1;
+    seq_unknown(&s->d[dir]);
     s->d[0].rq.off = s->d[1].rq.off = 1;
     atomicq_blind(&s->d[0].aq);
     atomicq_blind(&s->d[1].aq);
@@ -1239,6 +1267,137 @@ static void check_read_resp(S *s, int dir, uint64_t off, const mpa_ev_fpdu *e)
         q->head = (uint8_t)((q->head + 1) % RQ_N);
         q->n--;
     }
+}
+
+/* ---- DDP sequencing (RFC 5041 4.1, 4.3, 5.2, 5.3) --------------------- */
+
+enum { SEQ_SAID_START = 1, SEQ_SAID_NEXT = 2, SEQ_SAID_SAME = 4, SEQ_SAID_LAST = 8, SEQ_SAID_MO = 16 };
+
+/* What this direction sent is no longer fully known (a hole, doubt, a
+ * resync, a segment not judged): every queue is learnt again from its
+ * next segment.  The rules said stay said. */
+static void seq_unknown(dirst *d)
+{
+    for (unsigned i = 0; i < SEQ_NQ; i++)
+        d->seq.q[i].st = 0;
+    d->seq.tg_open = 0;
+}
+
+/* FPDU mode from its first octet: every queue's first MSN is 1. */
+static void seq_start(S *s, int dir)
+{
+    dirst *d = &s->d[dir];
+    seq_unknown(d);
+    if (s->midstream || s->startup_lost || d->st.gap_octets)
+        return;
+    for (unsigned i = 0; i < SEQ_NQ; i++) {
+        d->seq.q[i].st = SQ_KNOWN | SQ_FIRST;
+        d->seq.q[i].msn = 0;
+    }
+}
+
+/* A rule broken on queue q, said once per direction and queue. */
+static int seq_say(seq_q *q, unsigned bit)
+{
+    if (q->said & bit)
+        return 0;
+    q->said |= bit;
+    return 1;
+}
+
+/* The segment opens (or, with L=1, is) a message: the queue follows it. */
+static void seq_learn(seq_q *q, const mpa_ddp_hdr *h, uint32_t len)
+{
+    q->msn = h->msn;
+    q->mo = h->mo + len;
+    q->st = (uint8_t)(SQ_KNOWN | (h->last ? 0 : SQ_OPEN));
+}
+
+static void seq_untagged(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, uint32_t len)
+{
+    seq_q *q = &s->d[dir].seq.q[h->qn];
+    if (!(q->st & SQ_KNOWN)) {
+        seq_learn(q, h, len);
+        return;
+    }
+    if (q->st & SQ_OPEN) {
+        if (h->msn == q->msn) {
+            if (h->mo != q->mo && seq_say(q, SEQ_SAID_MO))
+                finding(s, dir, off, MPA_F_DDP_MO_ORDER, "QN %u MSN %u: MO %u, %u octets sent before it", h->qn,
+                        h->msn, h->mo, q->mo);
+            seq_learn(q, h, len);
+        } else if (h->mo == 0) {
+            /* A new message while the last one has not ended. */
+            if (seq_say(q, SEQ_SAID_LAST))
+                finding(s, dir, off, MPA_F_DDP_LAST, "QN %u: MSN %u begins before the last segment (L=1) of MSN %u",
+                        h->qn, h->msn, q->msn);
+            seq_learn(q, h, len);
+        } else {
+            if (seq_say(q, SEQ_SAID_SAME))
+                finding(s, dir, off, MPA_F_DDP_MSN_SAME, "QN %u: segment at MO %u carries MSN %u; the open message is MSN %u",
+                        h->qn, h->mo, h->msn, q->msn);
+            seq_learn(q, h, len);
+        }
+        return;
+    }
+    /* The queue's last message ended: this segment starts the next. */
+    uint32_t want = q->msn + 1u; /* 0xFFFFFFFF is followed by 0 */
+    if (h->msn == q->msn && h->mo != 0 && !(q->st & SQ_FIRST)) {
+        /* A segment of the message after its L=1 segment (RFC 5041 4.1:
+         * that one is sent after all the others); at MO 0 it is read as
+         * a new message whose MSN did not go up. */
+        if (seq_say(q, SEQ_SAID_LAST))
+            finding(s, dir, off, MPA_F_DDP_LAST, "QN %u MSN %u: a segment (MO %u) follows the message's L=1 segment",
+                    h->qn, h->msn, h->mo);
+    } else if (h->msn != want) {
+        if ((q->st & SQ_FIRST) ? seq_say(q, SEQ_SAID_START) : seq_say(q, SEQ_SAID_NEXT))
+            finding(s, dir, off, (q->st & SQ_FIRST) ? MPA_F_DDP_MSN_START : MPA_F_DDP_MSN_NEXT,
+                    "QN %u: MSN %u, expected %u", h->qn, h->msn, want);
+    } else if (h->mo != 0 && seq_say(q, SEQ_SAID_MO)) {
+        finding(s, dir, off, MPA_F_DDP_MO_ORDER, "QN %u MSN %u: the message's first segment has MO %u", h->qn, h->msn,
+                h->mo);
+    }
+    seq_learn(q, h, len);
+}
+
+/* RFC 5041 5.2, 5.3: a tagged message's next segment (same STag) goes
+ * on where the last one ended.  A zero-length segment's STag and TO are
+ * not checked (5.2); another STag is not judged (an RDMA Read Response
+ * may come between the segments of an RDMA Write). */
+static void seq_tagged(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, uint32_t len)
+{
+    seq_st *t = &s->d[dir].seq;
+    if (len == 0)
+        return;
+    if (t->tg_open && h->stag == t->tg_stag && h->to != t->tg_to && !t->tg_said) {
+        t->tg_said = 1;
+        finding(s, dir, off, MPA_F_DDP_TO_ORDER, "STag 0x%08x: TO 0x%llx, the previous segment ended at 0x%llx",
+                h->stag, (unsigned long long)h->to, (unsigned long long)t->tg_to);
+    }
+    t->tg_open = !h->last;
+    t->tg_stag = h->stag;
+    t->tg_to = h->to + len;
+}
+
+/* The segment's header is judged (its CRC and framing held, its shape
+ * is the RFCs'); any other is not judged, and the sequencing of its
+ * direction is learnt again (no cascade). */
+static void check_seq(S *s, int dir, uint64_t off, const mpa_ev_fpdu *e, int judged)
+{
+    dirst *d = &s->d[dir];
+    const mpa_ddp_hdr *h = &e->ddp.hdr;
+    const uint32_t shape = MPA_DDP_AN_QN | MPA_DDP_AN_NOT_LAST | MPA_DDP_AN_MO_NONZERO | MPA_DDP_AN_TAGGED_MISMATCH |
+                           MPA_DDP_AN_OPCODE_UNKNOWN;
+    if (!judged || e->ddp_status != MPA_OK || (e->ddp_anomalies & shape) || e->ulpdu_len < e->ddp.hdr_len ||
+        (!h->tagged && h->qn >= SEQ_NQ)) {
+        seq_unknown(d);
+        return;
+    }
+    uint32_t len = (uint32_t)(e->ulpdu_len - e->ddp.hdr_len);
+    if (h->tagged)
+        seq_tagged(s, dir, off, h, len);
+    else
+        seq_untagged(s, dir, off, h, len);
 }
 
 /* RFC 6581 RTR rules on the Initiator's FPDUs.  Runs for every FPDU,
@@ -1953,6 +2112,9 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
         check_read_resp(s, dir, foff, e);
     if (e->ddp.hdr_len && e->ddp.seen_len >= e->ddp.hdr_len)
         record_sent(s, dir, &e->ddp.hdr);
+    /* Markers whose form a hole left unsettled may be read at the wrong
+     * octets: the header the CRC covers is then not the one sent. */
+    check_seq(s, dir, foff, e, e->crc != MPA_CRC_BAD && !d->doubt && !(d->markers && d->mk_unsure));
     e->negotiated_rtr = check_rtr(s, dir, foff, index, e, e->rtr);
     emit(s, &ev);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE)
@@ -2001,6 +2163,7 @@ static int shadow_done(S *s, int dir)
     d->markers = !d->markers;
     d->rx = d->sh;
     d->nfpdu = 0;
+    seq_start(s, dir);
     /* The octets from the start of FPDU mode are read again this way. */
     set_mode_at(s, dir, d->mode_off, MPA_MODE_FPDU, "marker setting taken from the sender's octets");
     return 1;
@@ -2404,6 +2567,7 @@ static void hunt_resume(S *s, int dir, const hunt_found *hf)
     d->hdr_seen = 0;
     d->mode_off = UINT64_MAX; /* no startup rule applies to these FPDUs */
     d->doubt = d->strikes = d->dbuf_on = 0;
+    seq_unknown(d);
     d->st.resyncs++;
     /* After a loss of framing, MPA-FPD-FRAMING-LOST said it all: the
      * resync is counted and shown as the mode change. */
@@ -2889,6 +3053,7 @@ void mpa_stream_gap(mpa_stream *st, int dir, uint64_t len)
     d->lost_end = at + len;
     mk_flush(s, dir);
     seg_settle(s, dir);
+    seq_unknown(d);             /* a lost segment: the queues are learnt again */
     atomicq_blind(&s->d[0].aq); /* a lost Request or Response: not judged */
     atomicq_blind(&s->d[1].aq);
     static const char *const where[] = {"in the startup phase", "in FPDU mode", "after MPA was left",

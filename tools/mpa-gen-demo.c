@@ -62,9 +62,9 @@ static void enhanced(const char *path)
     cs_fpdu(&s, 1, ul, n);
     n = cs_ul_write(ul, sizeof ul, 0x77, 0x10000, 1400);
     cs_fpdu(&s, 0, ul, n);
-    n = cs_ul_send(ul, sizeof ul, 2, 64);
+    n = cs_ul_send(ul, sizeof ul, 1, 64); /* QN 0 has its own MSNs (RFC 5041 4.3) */
     cs_fpdu(&s, 0, ul, n);
-    n = cs_ul_send(ul, sizeof ul, 3, 64);
+    n = cs_ul_send(ul, sizeof ul, 2, 64);
     cs_fpdu(&s, 0, ul, n);
     cs_merge_last(&s, 2);
     cs_end(&s, 0, 0);

@@ -53,12 +53,13 @@ static void traffic(cs_scen *s, int req_m, int rep_m, int crc)
 {
     static const unsigned sz[12] = {40, 700, 120, 1500, 24, 480, 900, 64, 2000, 300, 8, 1100};
     cs_start_enh(s, cs_req(req_m, crc), cs_rep(rep_m, crc));
+    unsigned msn1 = 1; /* one up per Send (RFC 5041 4.3) */
     for (unsigned i = 0; i < 12; i++) {
         cs_send(s, 0, i + 1, sz[i]);
         if (i % 3 == 1)
             cs_write(s, 1, sz[(i + 5) % 12]);
         else
-            cs_send(s, 1, i + 1, sz[(i + 3) % 12]);
+            cs_send(s, 1, msn1++, sz[(i + 3) % 12]);
     }
     cs_close_both(s);
 }

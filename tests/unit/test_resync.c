@@ -31,6 +31,15 @@ static size_t mix_size(unsigned i)
  * RFC 5044 4.1); these scenarios put 0, so no valid CRC proves anything. */
 static int g_crc_zero;
 
+/* Each direction's next Send MSN, one up per Send (RFC 5041 4.3). */
+static unsigned g_msn[2];
+
+static void scen_init(cs_scen *s)
+{
+    cs_init(s);
+    g_msn[0] = g_msn[1] = 1;
+}
+
 static void traffic(cs_scen *s, int dir, unsigned n, unsigned seed)
 {
     mpa_fpdu_faults fl;
@@ -43,7 +52,7 @@ static void traffic(cs_scen *s, int dir, unsigned n, unsigned seed)
         if ((i + seed) % 3 == 0)
             len = cs_ul_write(ul, sizeof ul, 0x100 + i, 0x1000 * i, mix_size(i + seed));
         else
-            len = cs_ul_send(ul, sizeof ul, i + 1, mix_size(i + seed));
+            len = cs_ul_send(ul, sizeof ul, g_msn[dir]++, mix_size(i + seed));
         /* Random-looking payload, so no DDP header hides in it by luck. */
         for (size_t k = 18; k < len; k++)
             ul[k] = (uint8_t)((k * 131u + i * 7u + seed) ^ (k >> 3));
@@ -243,7 +252,7 @@ static void test_hole_each_framing(void)
         for (int c = 0; c < 2; c++) {
             int req_m = m & 1, rep_m = m >> 1;
             cs_scen s;
-            cs_init(&s);
+            scen_init(&s);
             s.isn[0] = 0x10000000;
             s.isn[1] = 0xFFFFF000; /* markers cross the wrap */
             startup(&s, req_m, rep_m, c);
@@ -278,7 +287,7 @@ static void test_hole_mid_fpdu(void)
 {
     for (int m = 0; m < 2; m++) {
         cs_scen s;
-        cs_init(&s);
+        scen_init(&s);
         s.isn[0] = 1000;
         s.isn[1] = 2000;
         startup(&s, m, m, 1);
@@ -306,7 +315,7 @@ static void test_hole_long_fpdu(void)
 {
     for (int c = 0; c < 2; c++) {
         cs_scen s;
-        cs_init(&s);
+        scen_init(&s);
         startup(&s, 1, 1, c);
         traffic(&s, D0, 3, 1);
         size_t n = cs_ul_write(ul, sizeof ul, 0x55, 0, 9000);
@@ -335,7 +344,7 @@ static void test_hole_long_fpdu(void)
 static void test_hole_while_hunting(void)
 {
     cs_scen s;
-    cs_init(&s);
+    scen_init(&s);
     startup(&s, 1, 1, 1);
     traffic(&s, D0, 3, 1);
     traffic(&s, D0, 1, 2);
@@ -362,7 +371,7 @@ static void test_midstream(void)
         for (int c = 0; c < 2; c++)
             for (int stated = 0; stated < 2; stated++) {
                 cs_scen s;
-                cs_init(&s);
+                scen_init(&s);
                 s.isn[0] = 0xFFFFFF00;
                 s.isn[1] = 77;
                 startup(&s, m, m, c);
@@ -397,7 +406,7 @@ static void test_startup_lost(void)
     for (int m = 0; m < 4; m++) {
         int req_m = m & 1, rep_m = m >> 1;
         cs_scen s;
-        cs_init(&s);
+        scen_init(&s);
         startup(&s, req_m, rep_m, 1);
         s.ch[0].kind = CS_LOST;
         traffic(&s, D0, 6, 1);
@@ -420,7 +429,7 @@ static void test_startup_lost(void)
 static void test_pd_hole(void)
 {
     cs_scen s;
-    cs_init(&s);
+    scen_init(&s);
     static uint8_t pd[300];
     for (size_t i = 0; i < sizeof pd; i++)
         pd[i] = (uint8_t)i;
@@ -452,7 +461,7 @@ static void test_pd_hole(void)
 static void test_hole_before_reply(void)
 {
     cs_scen s;
-    cs_init(&s);
+    scen_init(&s);
     mpa_frame_enc q = cs_req(1, 1), p = cs_rep(0, 1);
     cs_frame(&s, D0, &q);
     cs_fpdu_mode(&s, D0, 0);
@@ -475,7 +484,7 @@ static void test_no_false_lock(void)
 {
     for (int c = 0; c < 3; c++) {
         cs_scen s;
-        cs_init(&s);
+        scen_init(&s);
         uint64_t x = 0x1234567 + (uint64_t)c;
         for (int seg = 0; seg < 200; seg++) {
             uint8_t buf[1460];
