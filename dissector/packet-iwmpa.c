@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "iwmpa.h"
+#include "ws-compat.h"
 #include "mpa/ddp.h"
 #include "mpa/describe.h"
 #include "mpa/fpdu.h"
@@ -87,7 +88,7 @@ static expert_field ei_rule[MPA_F__COUNT];
 
 /* ---- preferences --------------------------------------------------------- */
 
-static gboolean pref_in_charge = TRUE;
+static iw_pref_bool pref_in_charge = TRUE;
 static range_t *pref_ports;
 static gint pref_mid_markers_to = MPA_TRI_UNKNOWN, pref_mid_markers_from = MPA_TRI_UNKNOWN,
             pref_mid_crc_to = MPA_TRI_UNKNOWN, pref_mid_crc_from = MPA_TRI_UNKNOWN;
@@ -159,10 +160,10 @@ static guint32 fi_uint(field_info *fi)
     if (!fi)
         return 0;
     enum ftenum t = fi->hfinfo->type;
-    if (IS_FT_UINT32(t))
-        return fvalue_get_uinteger(&fi->value);
-    if (IS_FT_UINT64(t) || t == FT_BOOLEAN)
-        return (guint32)fvalue_get_uinteger64(&fi->value);
+    if (IW_FT_IS_UINT32(t))
+        return fvalue_get_uinteger(IW_FI_VALUE(fi));
+    if (IW_FT_IS_UINT64(t) || t == FT_BOOLEAN)
+        return (guint32)fvalue_get_uinteger64(IW_FI_VALUE(fi));
     return 0;
 }
 
@@ -629,7 +630,7 @@ static void draw_cut_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tre
     add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, ft, t);
 }
 
-static void draw_conv(proto_tree *tree, tvbuff_t *tvb, const iw_conv *cv)
+static void draw_conv(packet_info *pinfo, proto_tree *tree, tvbuff_t *tvb, const iw_conv *cv)
 {
     proto_item *ci = proto_tree_add_none_format(tree, hf_conv, tvb, 0, 0, "Connection (tcp.stream %u)%s", cv->stream,
                                                 cv->midstream ? ": captured mid-stream" : "");
@@ -642,8 +643,8 @@ static void draw_conv(proto_tree *tree, tvbuff_t *tvb, const iw_conv *cv)
         for (int k = 0; k < 2; k++) {
             int side = k ? !init : init;
             const address *ad = &cv->addr[side];
-            char *a = address_to_str(wmem_packet_scope(), ad);
-            char *v = wmem_strdup_printf(wmem_packet_scope(), ad->type == AT_IPv6 ? "[%s]:%u" : "%s:%u", a,
+            char *a = address_to_str(pinfo->pool, ad);
+            char *v = wmem_strdup_printf(pinfo->pool, ad->type == AT_IPv6 ? "[%s]:%u" : "%s:%u", a,
                                          cv->port[side]);
             proto_item_set_generated(proto_tree_add_string(ct, k ? hf_conv_responder : hf_conv_initiator, tvb, 0, 0, v));
         }
@@ -721,7 +722,7 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     tvbuff_t *anchor = payload ? payload : tvb;
     proto_item *ti = proto_tree_add_item(tree, proto_iwmpa, anchor, 0, payload ? -1 : 0, ENC_NA);
     proto_tree *mt = proto_item_add_subtree(ti, ett_iwmpa);
-    draw_conv(mt, anchor, fr->conv);
+    draw_conv(pinfo, mt, anchor, fr->conv);
     add_findings(pinfo, ti, fr, 0, fr->n_loose, mt, anchor);
     /* The Info column is built only where columns are. */
     wmem_strbuf_t *info = pinfo->cinfo ? wmem_strbuf_new(pinfo->pool, "") : NULL;
