@@ -349,11 +349,14 @@ done
 # (-T tabs: the columns after every dissector, ours included), equal the
 # golden's on every frame where the golden shows ours (on any release:
 # the frames TCP keeps may be described differently by another one).
+# Seen failing on 4.4 before TCP's notes were left out.
 for name in scen-clean-plain interop-demo scen-crc-bad reorder loss-markers; do
     f=$(find captures -maxdepth 1 -name "$name.pcap*" | head -n 1)
     run "$tmp/cols" -T tabs -o 'gui.column.format:"No.","%m","Protocol","%p","Info","%i"' <"$f"
-    bad=$(awk -F'|' 'NR == FNR { if (FNR > 1 && $4 ~ /^iWARP/) want[$1] = $4 "|" $5; next }
-        { sub(/^ +/, ""); split($0, c, "\t"); got[c[1]] = c[2] "|" c[3] }
+    # (TCP's analysis notes, "[TCP ...] ", which TCP puts before ours and
+    # which differ between releases, are left out.)
+    bad=$(awk -F'|' 'NR == FNR { if (FNR > 1 && $4 ~ /^iWARP/) { gsub(/\[TCP [^]]*\] /, "", $5); want[$1] = $4 "|" $5 }; next }
+        { sub(/^ +/, ""); split($0, c, "\t"); gsub(/\[TCP [^]]*\] /, "", c[3]); got[c[1]] = c[2] "|" c[3] }
         END { for (k in want) if (got[k] != want[k]) { print "frame " k ": \"" got[k] "\", golden \"" want[k] "\""; exit } }' \
         "$(golden_of fields "$name")" "$tmp/cols")
     n=$(awk -F'|' 'FNR > 1 && $4 ~ /^iWARP/' "$(golden_of fields "$name")" | wc -l)

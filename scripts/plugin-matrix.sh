@@ -4,6 +4,9 @@
 # Wireshark the Debian releases ship.
 #   scripts/plugin-matrix.sh [RELEASE...]   default: host trixie sid
 #   scripts/plugin-matrix.sh --ci           host sid (the oldest and the newest)
+#   scripts/plugin-matrix.sh --update [...] write each release's own goldens
+#                                           (expected/X.Y/: only where its
+#                                           output differs); review them
 # RELEASE: host (this system: Debian 12, Wireshark 4.0), bookworm, trixie
 # (Wireshark 4.4) or sid (4.6); the chroots come from scripts/chroot.sh
 # (made once, then reused: needs root, debootstrap and deb.debian.org).
@@ -29,6 +32,11 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 jobs=${MATRIX_JOBS:-2}
+update=""
+if [ "${1:-}" = "--update" ]; then
+    update=--update
+    shift
+fi
 if [ "${1:-}" = "--ci" ]; then
     set -- host sid
 elif [ $# = 0 ]; then
@@ -71,7 +79,7 @@ if [ -d build/cmake ]; then
     [ -f "build/inst-cmake$dir/iwmpa.so" ] || { echo "plugin-matrix: cmake --install did not install into $dir"; exit 1; }
 fi
 echo "plugin-matrix: make install-plugin and cmake --install: $dir/iwmpa.so"
-scripts/plugin-golden.sh'
+scripts/plugin-golden.sh '"$update"
 
 pass=""
 fail=""
@@ -92,6 +100,17 @@ for r in "$@"; do
         scripts/chroot.sh "$r" -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
             sh -c "cd /srv/mpa-toolkit && $steps"
         rc=$?
+        # --update: that release's own goldens (only those that differ
+        # from the 4.0 ones) come back into this tree.
+        if [ -n "$update" ] && [ $rc = 0 ]; then
+            for d in "$root"/srv/mpa-toolkit/dissector/tests/expected/*/; do
+                [ -d "$d" ] || continue
+                v=$(basename "$d")
+                rm -rf "dissector/tests/expected/$v"
+                cp -r "$d" "dissector/tests/expected/$v"
+                echo "plugin-matrix: dissector/tests/expected/$v/: $(ls "$d" | tr '\n' ' ')"
+            done
+        fi
         ;;
     *)
         echo "plugin-matrix: unknown release '$r' (host, bookworm, trixie, sid)"
