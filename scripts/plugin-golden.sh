@@ -247,10 +247,14 @@ while IFS="$tab" read -r name file opts; do
     bad=$(idorder "$o.fields")
     if [ -z "$bad" ]; then ok; else ko "$file: findings and expert infos disagree: $bad"; fi
     # No dissector bug anywhere, and no malformed packet on a frame our
-    # layers decode (Protocol column ours): tshark's own messages, which
-    # the table above leaves out.
-    bad=$(awk -F'|' -v n="$nfields" 'NR > 1 && ($n ~ /Dissector bug/ ||
-        ($4 ~ /^iWARP-(MPA|DDP|RDMAP)$/ && $n ~ /Malformed/)) { print "frame " $1 ": " substr($n, 1, 200) }' "$o.raw")
+    # layers decode (the Protocol column ours, or any of our fields):
+    # tshark's own messages, which the table above leaves out.
+    bad=$(awk -F'|' -v n="$nfields" 'function ours(  i) {
+            if ($4 ~ /^iWARP/) return 1;
+            for (i = 6; i < n; i++) if ($i != "") return 1;
+            return $3 != ""
+        }
+        NR > 1 && ($n ~ /Dissector bug/ || ($n ~ /Malformed/ && ours())) { print "frame " $1 ": " substr($n, 1, 200) }' "$o.raw")
     if [ -z "$bad" ]; then ok; else ko "$file: dissector bug or malformed packet: $bad"; fi
 done <"$tmp/caps"
 
