@@ -65,7 +65,7 @@ static int hf_frame = -1, hf_key = -1, hf_key_kind = -1, hf_role = -1, hf_m = -1
            hf_res = -1, hf_rev = -1, hf_sk_m = -1, hf_sk_c = -1, hf_sk_res = -1, hf_sk_rev = -1, hf_pd_length = -1,
            hf_enh = -1, hf_enh_a = -1, hf_enh_b = -1, hf_enh_ird = -1, hf_enh_c = -1, hf_enh_d = -1, hf_enh_ord = -1,
            hf_private_data = -1, hf_leg = -1, hf_leg_ird = -1, hf_leg_ord = -1, hf_leg_swapped = -1,
-           hf_key_expected = -1;
+           hf_key_expected = -1, hf_held = -1;
 static int hf_fpdu = -1, hf_fpdu_index = -1, hf_ulpdu_length = -1, hf_ulpdu = -1, hf_pad = -1, hf_crc = -1,
            hf_crc_status = -1, hf_marker = -1, hf_marker_res = -1, hf_marker_ptr = -1, hf_rtr = -1,
            hf_rtr_negotiated = -1, hf_fpdu_first_frame = -1;
@@ -857,12 +857,20 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         }
         }
     }
+    if (fr->held) {
+        proto_item *hi = proto_tree_add_uint_format_value(mt, hf_held, anchor, 0, 0, fr->held,
+                                                          "%u octets of %s (decoded with a later segment)", fr->held,
+                                                          dir_vals[fr->dir & 1].strptr);
+        proto_item_set_generated(hi);
+    }
     /* The columns tell the MPA story where there is one (a frame with
-     * only a FIN or an ACK keeps TCP's). */
+     * only a FIN or an ACK keeps TCP's); held octets are said after it. */
     if (info && wmem_strbuf_get_len(info)) {
         col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
         col_add_str(pinfo->cinfo, COL_INFO, wmem_strbuf_get_str(info));
     }
+    if (fr->held)
+        col_append_fstr(pinfo->cinfo, COL_INFO, " [MPA: %u octets held]", fr->held);
     return tvb_captured_length(tvb);
 }
 
@@ -917,6 +925,8 @@ void proto_register_iwmpa(void)
         {&hf_key, {"Key", "iwmpa.key", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_key_kind, {"Frame", "iwmpa.key_kind", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_role, {"Role", "iwmpa.role", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_held, {"Held", "iwmpa.held", FT_UINT32, BASE_DEC, NULL, 0,
+                    "Octets of this direction received but not decoded yet: they end in a later segment", HFILL}},
         {&hf_key_expected, {"Key expected", "iwmpa.key_expected", FT_STRING, BASE_NONE, NULL, 0,
                             "The key this frame's sender sends (by its role), which this unknown key is not", HFILL}},
         {&hf_leg, {"Legacy IRD/ORD", "iwmpa.legacy", FT_NONE, BASE_NONE, NULL, 0,

@@ -7,7 +7,8 @@
 #   scripts/plugin-matrix.sh --update [...] write each release's own goldens
 #                                           (expected/X.Y/: only where its
 #                                           output differs); review them
-# RELEASE: host (this system: Debian 12, Wireshark 4.0), bookworm, trixie
+# RELEASE: host (this system: Debian 12, Wireshark 4.0; there the whole
+# project is also built with clang, -Werror), bookworm, trixie
 # (Wireshark 4.4) or sid (4.6); the chroots come from scripts/chroot.sh
 # (made once, then reused: needs root, debootstrap and deb.debian.org).
 #
@@ -90,6 +91,20 @@ for r in "$@"; do
     host)
         sh -c "$steps"
         rc=$?
+        # The other compiler: the whole project with clang and -Werror,
+        # in a copy (CLANG, default clang-14 as in the Makefile).
+        cl=${CLANG:-clang-14}
+        if [ $rc = 0 ] && command -v "$cl" >/dev/null 2>&1; then
+            c=$(mktemp -d)
+            src_tar | tar -C "$c" -xf -
+            if (cd "$c" && make -s -k -j"$jobs" CC="$cl" WERROR=-Werror all build/iwjson >build.log 2>&1); then
+                echo "plugin-matrix: make all with $("$cl" --version | head -n 1) (-Werror): built"
+            else
+                grep -E "error|Error" "$c/build.log" | head -n 60
+                rc=1
+            fi
+            rm -rf "$c"
+        fi
         ;;
     bookworm | trixie | sid)
         root=$(scripts/chroot.sh "$r") || { fail="$fail $r(chroot)"; continue; }
