@@ -19,7 +19,7 @@ DISS_OBJS := $(patsubst dissector/%.c,$(B)/dissector/%.o,$(DISS_SRCS))
 DISS_CFLAGS = -std=gnu11 $(WARN) $(WERROR) -DIWMPA_VERSION='"$(VERSION)"' $(WS_CFLAGS) -Iinclude -Icapture \
               -Idissector $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden
 
-$(B)/dissector/%.o: dissector/%.c dissector/iwmpa.h $(CAP_HDRS) $(LIB_HDRS)
+$(B)/dissector/%.o: dissector/%.c dissector/iwmpa.h dissector/ws-compat.h $(CAP_HDRS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	@[ -n "$(WS_PLUGINDIR)" ] || { echo "plugin: wireshark-dev not found (scripts/deps.sh installs it)"; exit 1; }
 	$(CC) $(DISS_CFLAGS) -c $< -o $@
@@ -50,7 +50,16 @@ PLUGINDIR ?= $(WS_PLUGINDIR)/epan
 #   make plugin-fuzz     the same for FUZZ_SECONDS (default 600)
 #   make bench-plugin    scripts/bench-plugin.sh: tshark with the plugin
 #                        against tshark with the built-in dissector
-.PHONY: plugin-golden golden-plugin plugin-robust plugin-fuzz bench-plugin
+#   make plugin-matrix   scripts/plugin-matrix.sh: the whole project built
+#                        with -Werror, the plugin's CMake build, its
+#                        install folder and plugin-golden, on this system
+#                        (Wireshark 4.0) and in Debian 13 (4.4) and
+#                        unstable (4.6) chroots (scripts/chroot.sh: root,
+#                        debootstrap, deb.debian.org; cached outside the
+#                        clone in /var/cache/mpa-toolkit/chroots)
+#   make plugin-matrix-ci  the same for this system and unstable (the
+#                        oldest and the newest): run by make test
+.PHONY: plugin-golden golden-plugin plugin-robust plugin-fuzz bench-plugin plugin-matrix plugin-matrix-ci
 
 # Reads tshark's -T json and mpa-audit's --json for plugin-golden.sh.
 $(B)/iwjson: dissector/tests/iwjson.c tests/util/slurp.h
@@ -68,6 +77,12 @@ plugin-robust: $(B)/dissector/iwmpa.so
 
 plugin-fuzz: $(B)/dissector/iwmpa.so
 	@scripts/plugin-robust.sh --seconds $(FUZZ_SECONDS)
+
+plugin-matrix:
+	@scripts/plugin-matrix.sh
+
+plugin-matrix-ci:
+	@scripts/plugin-matrix.sh --ci
 
 bench-plugin: $(B)/dissector/iwmpa.so $(B)/mpa-capgen
 	@sh scripts/bench-plugin.sh $(B)/bench

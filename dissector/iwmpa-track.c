@@ -48,6 +48,9 @@ typedef struct conn {
     } carried[2][CARRIED];
     unsigned ncarried[2];
     int announced;              /* the caller was told it is MPA */
+    /* the stream offset of each direction up to which the delivered
+     * octets were shown (items, holes): hist_end - used_end are held */
+    uint64_t used_end[2];
 } conn;
 
 /* The frame being followed. */
@@ -105,6 +108,9 @@ static void place(iw_item *it)
 static void add_item(iw_item *it)
 {
     place(it);
+    uint64_t end = it->off + (it->kind == IW_DATA && it->u.data.len > it->len ? it->u.data.len : it->len);
+    if (g_cur.c && end > g_cur.c->used_end[it->dir & 1])
+        g_cur.c->used_end[it->dir & 1] = end;
     g_array_append_val(g_cur.items, *it);
 }
 
@@ -251,6 +257,8 @@ static void on_gap(void *user, int dir, uint64_t off, uint64_t len, uint64_t fra
     conn *c = user;
     (void)frame;
     c->hole_end[dir] = off + len;
+    if (off + len > c->used_end[dir])
+        c->used_end[dir] = off + len; /* never held: missing */
     if (mc_get_state(c->mc) == MC_MPA) {
         iw_item it;
         memset(&it, 0, sizeof it);
@@ -388,11 +396,12 @@ static conn *conn_get(const iw_seg *seg, int forced)
 /* Findings go to the item of this frame that holds their octet, the
  * others (a rule about the connection, an octet of another frame) to the
  * protocol item: they are put first, n_loose of them. */
-static iw_frame *finish_frame(conn *c, const iw_seg *seg, int dir)
+static iw_frame *finish_frame(conn *c, const iw_seg *seg, int dir, uint32_t held)
 {
-    if (!g_cur.items->len && !g_cur.findings->len)
+    if (!g_cur.items->len && !g_cur.findings->len && !held)
         return NULL;
     iw_frame *fr = wmem_new0(wmem_file_scope(), iw_frame);
+    fr->held = held;
     fr->conv = c->conv;
     fr->stream = seg->stream;
     fr->dir = (uint8_t)dir;
@@ -492,7 +501,14 @@ iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, in
         c->announced = 1;
         *became_mpa = 1;
     }
-    iw_frame *fr = st == MC_MPA || g_cur.items->len ? finish_frame(c, seg, dir) : NULL;
+    /* Octets of this frame's direction delivered to the engine but not
+     * shown yet (the first part of an FPDU or startup frame that goes
+     * on in a later segment, octets searched for a boundary): said on a
+     * frame that carried payload of that direction. */
+    uint32_t held = 0;
+    if (st == MC_MPA && g_cur.have_seg && g_cur.seg_len && c->hist_end[dir] > c->used_end[dir])
+        held = (uint32_t)MIN(c->hist_end[dir] - c->used_end[dir], (uint64_t)UINT32_MAX);
+    iw_frame *fr = st == MC_MPA || g_cur.items->len ? finish_frame(c, seg, dir, held) : NULL;
     if (over || st == MC_IGNORED)
         conn_release(c);
     return fr;

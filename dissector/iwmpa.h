@@ -117,6 +117,7 @@ typedef struct iw_frame {
      * (the TCP fields are primed for the postdissector on the first pass
      * only): the index of its data source in pinfo->data_src (0 is the
      * frame, higher ones reassembled IP) and its place there. */
+    uint32_t held;          /* octets of dir delivered but not decoded yet, after this frame */
     int16_t pay_src;        /* -1: no payload */
     int pay_off;
     uint32_t pay_len;

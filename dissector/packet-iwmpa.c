@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "iwmpa.h"
+#include "ws-compat.h"
 #include "mpa/ddp.h"
 #include "mpa/describe.h"
 #include "mpa/fpdu.h"
@@ -63,7 +64,8 @@ static int hf_direction = -1, hf_conv = -1, hf_conv_initiator = -1, hf_conv_resp
 static int hf_frame = -1, hf_key = -1, hf_key_kind = -1, hf_role = -1, hf_m = -1, hf_c = -1, hf_r = -1, hf_s = -1,
            hf_res = -1, hf_rev = -1, hf_sk_m = -1, hf_sk_c = -1, hf_sk_res = -1, hf_sk_rev = -1, hf_pd_length = -1,
            hf_enh = -1, hf_enh_a = -1, hf_enh_b = -1, hf_enh_ird = -1, hf_enh_c = -1, hf_enh_d = -1, hf_enh_ord = -1,
-           hf_private_data = -1;
+           hf_private_data = -1, hf_leg = -1, hf_leg_ird = -1, hf_leg_ord = -1, hf_leg_swapped = -1,
+           hf_key_expected = -1, hf_held = -1;
 static int hf_fpdu = -1, hf_fpdu_index = -1, hf_ulpdu_length = -1, hf_ulpdu = -1, hf_pad = -1, hf_crc = -1,
            hf_crc_status = -1, hf_marker = -1, hf_marker_res = -1, hf_marker_ptr = -1, hf_rtr = -1,
            hf_rtr_negotiated = -1, hf_fpdu_first_frame = -1;
@@ -87,7 +89,7 @@ static expert_field ei_rule[MPA_F__COUNT];
 
 /* ---- preferences --------------------------------------------------------- */
 
-static gboolean pref_in_charge = TRUE;
+static iw_pref_bool pref_in_charge = TRUE;
 static range_t *pref_ports;
 static gint pref_mid_markers_to = MPA_TRI_UNKNOWN, pref_mid_markers_from = MPA_TRI_UNKNOWN,
             pref_mid_crc_to = MPA_TRI_UNKNOWN, pref_mid_crc_from = MPA_TRI_UNKNOWN;
@@ -159,10 +161,10 @@ static guint32 fi_uint(field_info *fi)
     if (!fi)
         return 0;
     enum ftenum t = fi->hfinfo->type;
-    if (IS_FT_UINT32(t))
-        return fvalue_get_uinteger(&fi->value);
-    if (IS_FT_UINT64(t) || t == FT_BOOLEAN)
-        return (guint32)fvalue_get_uinteger64(&fi->value);
+    if (IW_FT_IS_UINT32(t))
+        return fvalue_get_uinteger(IW_FI_VALUE(fi));
+    if (IW_FT_IS_UINT64(t) || t == FT_BOOLEAN)
+        return (guint32)fvalue_get_uinteger64(IW_FI_VALUE(fi));
     return 0;
 }
 
@@ -272,13 +274,58 @@ static tvbuff_t *item_tvb(const iw_item *it, packet_info *pinfo, tvbuff_t *paylo
     return NULL;
 }
 
+/* A frame whose key is none of the known ones is set against the key its
+ * sender's role sends (the Initiator a Request, the Responder a Reply)
+ * when the role is known, else against the nearest one (libmpa's
+ * guess): *diff is the first octet that differs from it. */
+static mpa_key_kind unknown_key_want(const mpa_frame *f, mpa_role role, int *diff)
+{
+    mpa_key_kind want = role == MPA_ROLE_INITIATOR ? MPA_KEY_REQ : role == MPA_ROLE_RESPONDER ? MPA_KEY_REP : f->nearest;
+    const uint8_t *wk = mpa_key_bytes(want);
+    *diff = -1;
+    for (size_t i = 0; wk && i < MPA_KEY_LEN && *diff < 0; i++)
+        if (f->key[i] != wk[i])
+            *diff = (int)i;
+    return want;
+}
+
+static const char *role_owner(mpa_role role)
+{
+    return role == MPA_ROLE_INITIATOR ? "the Initiator's" : role == MPA_ROLE_RESPONDER ? "the Responder's" : "nearest";
+}
+
+/* The role of the sender of an unknown key: the one track gave the item,
+ * else the connection's for that direction, else the opposite of the
+ * peer's, else by TCP (the side that opened the connection, direction 0,
+ * is the one that sends the Request). */
+static mpa_role sender_role(const iw_item *it, const iw_frame *fr)
+{
+    if (it->u.frame.role != MPA_ROLE_UNKNOWN)
+        return it->u.frame.role;
+    const iw_conv *cv = fr->conv;
+    int d = it->dir ? 1 : 0;
+    if (cv && cv->role[d] != MPA_ROLE_UNKNOWN)
+        return cv->role[d];
+    if (cv && cv->role[!d] != MPA_ROLE_UNKNOWN)
+        return cv->role[!d] == MPA_ROLE_INITIATOR ? MPA_ROLE_RESPONDER : MPA_ROLE_INITIATOR;
+    return d == 0 ? MPA_ROLE_INITIATOR : MPA_ROLE_RESPONDER;
+}
+
 static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, tvbuff_t *payload,
                        const iw_frame *fr, wmem_strbuf_t *info)
 {
     tvbuff_t *t = item_tvb(it, pinfo, payload, "Reassembled MPA startup frame");
     const mpa_frame *f = &it->u.frame.fr;
+    mpa_role role = f->kind == MPA_KEY_UNKNOWN ? sender_role(it, fr) : it->u.frame.role;
     char sum[256];
-    mpa_frame_summary(f, sum, sizeof sum);
+    if (f->kind == MPA_KEY_UNKNOWN) {
+        int diff;
+        mpa_key_kind want = unknown_key_want(f, role, &diff);
+        snprintf(sum, sizeof sum, "MPA unknown key (%s %s expected, octet %d differs)", role_owner(role),
+                 mpa_key_kind_name(want), diff);
+    } else {
+        mpa_frame_summary(f, sum, sizeof sum);
+    }
     if (info)
         wmem_strbuf_append_printf(info, "%s%s", wmem_strbuf_get_len(info) ? ", " : "", sum);
     proto_item *ti = proto_tree_add_none_format(tree, hf_frame, t ? t : payload, 0, t ? -1 : 0, "%s", sum);
@@ -309,6 +356,18 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
     proto_tree_add_bytes(st, hf_key, t, 0, t ? (gint)klen : 0, d.key);
     x = proto_tree_add_string(st, hf_key_kind, t, 0, t ? (gint)klen : 0, mpa_key_kind_name(d.kind));
     proto_item_set_generated(x);
+    if (d.kind == MPA_KEY_UNKNOWN) {
+        /* Not a startup frame: the octets after the key are no control
+         * word (no M, C, R, S, Rev or PD_Length is shown). */
+        int diff;
+        mpa_key_kind want = unknown_key_want(&d, role, &diff);
+        x = proto_tree_add_string_format_value(st, hf_key_expected, t, 0, (gint)klen, mpa_key_kind_name(want),
+                                               "%s (%s; octet %d differs)", mpa_key_kind_name(want), role_owner(role),
+                                               diff);
+        proto_item_set_generated(x);
+        add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, st, t);
+        return;
+    }
     if (d.kind == MPA_KEY_STARTKEY) {
         proto_tree_add_boolean(st, hf_sk_m, t, 15, 1, d.m ? 0x80 : 0);
         proto_tree_add_boolean(st, hf_sk_c, t, 15, 1, d.c ? 0x40 : 0);
@@ -317,7 +376,13 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
     } else {
         proto_tree_add_boolean(st, hf_m, t, 16, 1, d.m ? 0x80 : 0);
         proto_tree_add_boolean(st, hf_c, t, 16, 1, d.c ? 0x40 : 0);
-        proto_tree_add_boolean(st, hf_r, t, 16, 1, d.r ? 0x20 : 0);
+        if (d.kind == MPA_KEY_REQ)
+            /* R means a rejection in a Reply only (RFC 5044 7.1.1); in a
+             * Request it is a bit that must be zero. */
+            proto_tree_add_boolean_format(st, hf_r, t, 16, 1, d.r ? 0x20 : 0, "R: %s (in a Request: reserved, 0)",
+                                          d.r ? "1" : "0");
+        else
+            proto_tree_add_boolean(st, hf_r, t, 16, 1, d.r ? 0x20 : 0);
         proto_tree_add_boolean(st, hf_s, t, 16, 1, d.s ? 0x10 : 0);
         proto_tree_add_uint(st, hf_res, t, 16, 1, d.res);
         proto_tree_add_uint(st, hf_rev, t, 17, 1, d.rev);
@@ -335,6 +400,20 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
             proto_tree_add_boolean(et, hf_enh_c, t, 20, 4, w);
             proto_tree_add_boolean(et, hf_enh_d, t, 20, 4, w);
             proto_tree_add_uint(et, hf_enh_ord, t, 20, 4, w);
+        }
+        if (d.leg.order != MPA_LEG_NONE && avail >= 28) {
+            /* The IRD/ORD header of Rev 1 stacks before RFC 6581, at the
+             * start of the private data, in network order or byte-swapped
+             * (libmpa recognises both). */
+            guint enc = d.leg.order == MPA_LEG_LE ? ENC_LITTLE_ENDIAN : ENC_BIG_ENDIAN;
+            proto_item *li = proto_tree_add_none_format(st, hf_leg, t, 20, 8,
+                                                         "Legacy IRD/ORD (before RFC 6581): IRD %u ORD %u%s",
+                                                         (unsigned)d.leg.ird, (unsigned)d.leg.ord,
+                                                         d.leg.order == MPA_LEG_LE ? ", byte-swapped" : "");
+            proto_tree *lt = proto_item_add_subtree(li, ett_enh);
+            proto_tree_add_item(lt, hf_leg_ird, t, 20, 4, enc);
+            proto_tree_add_item(lt, hf_leg_ord, t, 24, 4, enc);
+            proto_item_set_generated(proto_tree_add_boolean(lt, hf_leg_swapped, t, 20, 8, d.leg.order == MPA_LEG_LE));
         }
         guint pd_at = 20 + (d.has_enh ? MPA_ENH_LEN : 0);
         if (t && d.pd_len > (d.has_enh ? MPA_ENH_LEN : 0u) && avail > pd_at)
@@ -629,7 +708,7 @@ static void draw_cut_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tre
     add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, ft, t);
 }
 
-static void draw_conv(proto_tree *tree, tvbuff_t *tvb, const iw_conv *cv)
+static void draw_conv(packet_info *pinfo, proto_tree *tree, tvbuff_t *tvb, const iw_conv *cv)
 {
     proto_item *ci = proto_tree_add_none_format(tree, hf_conv, tvb, 0, 0, "Connection (tcp.stream %u)%s", cv->stream,
                                                 cv->midstream ? ": captured mid-stream" : "");
@@ -642,8 +721,8 @@ static void draw_conv(proto_tree *tree, tvbuff_t *tvb, const iw_conv *cv)
         for (int k = 0; k < 2; k++) {
             int side = k ? !init : init;
             const address *ad = &cv->addr[side];
-            char *a = address_to_str(wmem_packet_scope(), ad);
-            char *v = wmem_strdup_printf(wmem_packet_scope(), ad->type == AT_IPv6 ? "[%s]:%u" : "%s:%u", a,
+            char *a = address_to_str(pinfo->pool, ad);
+            char *v = wmem_strdup_printf(pinfo->pool, ad->type == AT_IPv6 ? "[%s]:%u" : "%s:%u", a,
                                          cv->port[side]);
             proto_item_set_generated(proto_tree_add_string(ct, k ? hf_conv_responder : hf_conv_initiator, tvb, 0, 0, v));
         }
@@ -721,7 +800,7 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     tvbuff_t *anchor = payload ? payload : tvb;
     proto_item *ti = proto_tree_add_item(tree, proto_iwmpa, anchor, 0, payload ? -1 : 0, ENC_NA);
     proto_tree *mt = proto_item_add_subtree(ti, ett_iwmpa);
-    draw_conv(mt, anchor, fr->conv);
+    draw_conv(pinfo, mt, anchor, fr->conv);
     add_findings(pinfo, ti, fr, 0, fr->n_loose, mt, anchor);
     /* The Info column is built only where columns are. */
     wmem_strbuf_t *info = pinfo->cinfo ? wmem_strbuf_new(pinfo->pool, "") : NULL;
@@ -778,12 +857,20 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         }
         }
     }
+    if (fr->held) {
+        proto_item *hi = proto_tree_add_uint_format_value(mt, hf_held, anchor, 0, 0, fr->held,
+                                                          "%u octets of %s (decoded with a later segment)", fr->held,
+                                                          dir_vals[fr->dir & 1].strptr);
+        proto_item_set_generated(hi);
+    }
     /* The columns tell the MPA story where there is one (a frame with
-     * only a FIN or an ACK keeps TCP's). */
+     * only a FIN or an ACK keeps TCP's); held octets are said after it. */
     if (info && wmem_strbuf_get_len(info)) {
         col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
         col_add_str(pinfo->cinfo, COL_INFO, wmem_strbuf_get_str(info));
     }
+    if (fr->held)
+        col_append_fstr(pinfo->cinfo, COL_INFO, " [MPA: %u octets held]", fr->held);
     return tvb_captured_length(tvb);
 }
 
@@ -838,6 +925,16 @@ void proto_register_iwmpa(void)
         {&hf_key, {"Key", "iwmpa.key", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_key_kind, {"Frame", "iwmpa.key_kind", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_role, {"Role", "iwmpa.role", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_held, {"Held", "iwmpa.held", FT_UINT32, BASE_DEC, NULL, 0,
+                    "Octets of this direction received but not decoded yet: they end in a later segment", HFILL}},
+        {&hf_key_expected, {"Key expected", "iwmpa.key_expected", FT_STRING, BASE_NONE, NULL, 0,
+                            "The key this frame's sender sends (by its role), which this unknown key is not", HFILL}},
+        {&hf_leg, {"Legacy IRD/ORD", "iwmpa.legacy", FT_NONE, BASE_NONE, NULL, 0,
+                   "IRD and ORD at the start of a Rev 1 frame's private data (before RFC 6581)", HFILL}},
+        {&hf_leg_ird, {"IRD", "iwmpa.legacy.ird", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_leg_ord, {"ORD", "iwmpa.legacy.ord", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_leg_swapped, {"Byte-swapped", "iwmpa.legacy.byte_swapped", FT_BOOLEAN, BASE_NONE, NULL, 0,
+                           "Each number written least significant octet first", HFILL}},
         {&hf_m, {"M (markers)", "iwmpa.m", FT_BOOLEAN, 8, NULL, 0x80, NULL, HFILL}},
         {&hf_c, {"C (CRC)", "iwmpa.c", FT_BOOLEAN, 8, NULL, 0x40, NULL, HFILL}},
         {&hf_r, {"R (rejected)", "iwmpa.r", FT_BOOLEAN, 8, NULL, 0x20, NULL, HFILL}},

@@ -40,8 +40,10 @@ timer=""
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-mkdir -p "$tmp/h0/.config/wireshark" "$tmp/h1/.config/wireshark" "$tmp/h1/.local/lib/wireshark/plugins/4.0/epan"
-cp "$so" "$tmp/h1/.local/lib/wireshark/plugins/4.0/epan/iwmpa.so"
+# The personal plugin folder carries the Wireshark version (plugins/4.0/...).
+rel=$(scripts/tshark-iwmpa --plugdir) || exit 2
+mkdir -p "$tmp/h0/.config/wireshark" "$tmp/h1/.config/wireshark" "$tmp/h1/$rel/epan"
+cp "$so" "$tmp/h1/$rel/epan/iwmpa.so"
 chmod -R a+rwX "$tmp"
 chmod 755 "$tmp"
 asuser=""

@@ -18,7 +18,22 @@
 #    findings, such as a file cut short, are not about a connection, and
 #    the plugin has none);
 #  - on every frame, the iwmpa.finding values are the ids our expert
-#    infos start with, in the same order.
+#    infos start with, in the same order;
+#  - no "Dissector bug" on any frame, no "Malformed" on a frame our layers
+#    decode.
+# The goldens were made with Wireshark 4.0 (Debian 12, gold_ws below).
+# With another Wireshark (scripts/plugin-matrix.sh runs this in Debian 13
+# and unstable chroots) three things differ that are not ours, so:
+#  - the header line is written from FIELDS (4.2 renamed _ws.col.Info to
+#    _ws.col.info), and booleans are written 0/1 (4.2 prints True/False);
+#  - tshark -T fields takes _ws.col.* before the postdissectors run
+#    (4.2 and later), so there the Protocol and Info fields are TCP's:
+#    they are left out of the comparison (both sides), and the columns
+#    are checked instead in tshark's own summary lines (-T tabs), on the
+#    frames where the golden shows ours;
+#  - where a release's output of a capture still differs for a reason
+#    not ours, dissector/tests/expected/X.Y/NAME.* holds that release's
+#    golden (--update on that release writes only those that differ).
 # Then: tshark lists the plugin (-G plugins); -z expert lists our expert
 # infos by id; Decode As (-d tcp.port==5445,iwmpa) decodes a mid-stream
 # capture; -o iwmpa.in_charge:FALSE gives the frames back to the
@@ -29,10 +44,17 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ts=scripts/tshark-iwmpa
+# The personal plugin folder, looked up once for all the runs below.
+TSHARK_IWMPA_PLUGDIR=$($ts --plugdir) || exit 2
+export TSHARK_IWMPA_PLUGDIR
 audit=build/mpa-audit
 iwjson=build/iwjson
 exp=dissector/tests/expected
 tab=$(printf '\t')
+# The Wireshark the goldens were made with, and the one running here.
+gold_ws=4.0
+ws=$(tshark -v 2>/dev/null | sed -n '1s/.*(Wireshark) \([0-9]*\.[0-9]*\).*/\1/p')
+ws=${ws:-unknown}
 # Stable output: no name resolution (-n), times and dates in UTC, one locale.
 export TZ=UTC LC_ALL=C.UTF-8
 
@@ -91,16 +113,51 @@ jobs=${PLUGIN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 # not have one value per field.
 nfields=$(echo "$FIELDS" | wc -w)
 fields() {
-    awk -F'|' -v n="$nfields" 'BEGIN { OFS = "|" }
+    awk -F'|' -v n="$nfields" -v hdr="$(echo $FIELDS | tr ' ' '|')" 'BEGIN { OFS = "|" }
         NF != n { printf "plugin-golden: %d fields, not %d: %s\n", NF, n, $0 > "/dev/stderr"; bad = 1; next }
-        NR == 1 { $n = "expert (iwmpa)"; print; next }
+        NR == 1 { $0 = hdr; $n = "expert (iwmpa)"; print; next }
         {
-            for (i = 1; i < n; i++) gsub(/~/, ",", $i);
+            for (i = 1; i < n; i++) {
+                gsub(/~/, ",", $i);
+                if (i == 4 || i == 5 || $i !~ /True|False/) continue;
+                k = split($i, v, ","); s = "";
+                for (j = 1; j <= k; j++) s = s (j > 1 ? "," : "") (v[j] == "True" ? 1 : v[j] == "False" ? 0 : v[j]);
+                $i = s
+            }
             k = split($n, m, "~"); s = "";
             for (j = 1; j <= k; j++) if (m[j] ~ /^MPA-[A-Z0-9-]+: /) s = s (s == "" ? "" : " ~ ") m[j];
             $n = s; print
         }
         END { exit bad }' "$1"
+}
+# nocols FILE: the table without the Protocol and Info fields (columns
+# 4 and 5), for a Wireshark whose -T fields takes them before our
+# postdissector runs.
+nocols() { awk -F'|' 'BEGIN { OFS = "|" } NR > 1 && NF > 5 { $4 = "-"; $5 = "-" } { print }' "$1"; }
+# same KIND NAME OUT: OUT (a .fields or .json of capture NAME) matches its
+# golden: this release's own (expected/X.Y/) when there is one, else the
+# 4.0 one, without the column fields on another release.
+golden_of() {
+    if [ -f "$exp/$ws/$2.$1" ]; then echo "$exp/$ws/$2.$1"; else echo "$exp/$2.$1"; fi
+}
+same() {
+    g=$(golden_of "$1" "$2")
+    if [ "$ws" = "$gold_ws" ] || [ "$g" != "$exp/$2.$1" ] || [ "$1" = json ]; then
+        cmp -s "$3" "$g"
+    else
+        nocols "$3" >"$3.nc"
+        nocols "$g" >"$3.gnc"
+        cmp -s "$3.nc" "$3.gnc"
+    fi
+}
+# showdiff KIND NAME OUT: the start of what differs.
+showdiff() {
+    g=$(golden_of "$1" "$2")
+    if [ "$ws" = "$gold_ws" ] || [ "$g" != "$exp/$2.$1" ] || [ "$1" = json ]; then
+        diff -u "$g" "$3" | head -30
+    else
+        diff -u "$3.gnc" "$3.nc" | head -30
+    fi
 }
 # col N FILE: the distinct values of column N (after the header), sorted, one line.
 col() {
@@ -141,7 +198,14 @@ while IFS="$tab" read -r file link want desc opts; do
 done <captures/MANIFEST.tsv
 xargs -P "$jobs" -L 1 sh "$0" --run1 <"$tmp/list"
 
-[ $update = 1 ] && { mkdir -p "$exp"; rm -f "$exp"/*.fields "$exp"/*.json; }
+if [ $update = 1 ]; then
+    if [ "$ws" = "$gold_ws" ]; then
+        mkdir -p "$exp"
+        rm -f "$exp"/*.fields "$exp"/*.json
+    else
+        rm -rf "${exp:?}/$ws"
+    fi
+fi
 while IFS="$tab" read -r name file opts; do
     o=$tmp/out/$name
     rc=$(cat "$o.rc" 2>/dev/null || echo "?")
@@ -154,18 +218,22 @@ while IFS="$tab" read -r name file opts; do
         ko "$file: -T json output is not what iwjson reads: $(cat "$o.jmsg")"
     fi
     if [ $update = 1 ]; then
-        cp "$o.fields" "$exp/$name.fields"
-        cp "$o.json" "$exp/$name.json"
+        if [ "$ws" = "$gold_ws" ]; then
+            cp "$o.fields" "$exp/$name.fields"
+            cp "$o.json" "$exp/$name.json"
+        else
+            for k in fields json; do
+                same $k "$name" "$o.$k" || { mkdir -p "$exp/$ws"; cp "$o.$k" "$exp/$ws/$name.$k"; }
+            done
+        fi
         continue
     fi
-    if cmp -s "$o.fields" "$exp/$name.fields"; then ok; else
-        ko "$file: -T fields differs from $exp/$name.fields:"
-        diff -u "$exp/$name.fields" "$o.fields" | head -30
-    fi
-    if cmp -s "$o.json" "$exp/$name.json"; then ok; else
-        ko "$file: -T json differs from $exp/$name.json:"
-        diff -u "$exp/$name.json" "$o.json" | head -30
-    fi
+    for k in fields json; do
+        if same $k "$name" "$o.$k"; then ok; else
+            ko "$file: -T $k differs from $(golden_of $k "$name"):"
+            showdiff $k "$name" "$o.$k"
+        fi
+    done
     if [ "$jrc" = "$rc" ] && cmp -s "$o.err" "$o.jerr"; then ok; else
         ko "$file: -T json exit status $jrc ($(head -c 200 "$o.jerr")), -T fields $rc ($(head -c 200 "$o.err"))"
     fi
@@ -178,9 +246,24 @@ while IFS="$tab" read -r name file opts; do
         ko "$file: iwmpa.finding values '$got', mpa-audit's connections have '$want'"; fi
     bad=$(idorder "$o.fields")
     if [ -z "$bad" ]; then ok; else ko "$file: findings and expert infos disagree: $bad"; fi
+    # No dissector bug anywhere, and no malformed packet on a frame our
+    # layers decode (the Protocol column ours, or any of our fields):
+    # tshark's own messages, which the table above leaves out.
+    bad=$(awk -F'|' -v n="$nfields" 'function ours(  i) {
+            if ($4 ~ /^iWARP/) return 1;
+            for (i = 6; i < n; i++) if ($i != "") return 1;
+            return $3 != ""
+        }
+        NR > 1 && ($n ~ /Dissector bug/ || ($n ~ /Malformed/ && ours())) { print "frame " $1 ": " substr($n, 1, 200) }' "$o.raw")
+    if [ -z "$bad" ]; then ok; else ko "$file: dissector bug or malformed packet: $bad"; fi
 done <"$tmp/caps"
 
-[ $update = 1 ] && { echo "plugin-golden: rewrote $exp/: review the diff"; exit 0; }
+if [ $update = 1 ]; then
+    if [ "$ws" = "$gold_ws" ]; then echo "plugin-golden: rewrote $exp/: review the diff"; else
+        echo "plugin-golden: Wireshark $ws: wrote $exp/$ws/ where its output differs ($(ls "$exp/$ws" 2>/dev/null | wc -l) files): review them"
+    fi
+    exit 0
+fi
 
 # 2. The checks that need options of their own.
 # run OUT TSHARK-ARGS... < capture: tshark with the plugin, stdout to OUT.
@@ -266,6 +349,25 @@ for f in captures/scen-crc-bad.pcap "$demo" captures/reuse-4tuple.pcap; do
     done
 done
 
+# The Protocol and Info columns, as tshark's summary lines show them
+# (-T tabs: the columns after every dissector, ours included), equal the
+# golden's on every frame where the golden shows ours (on any release:
+# the frames TCP keeps may be described differently by another one).
+# Seen failing on 4.4 before TCP's notes were left out.
+for name in scen-clean-plain interop-demo scen-crc-bad reorder loss-markers; do
+    f=$(find captures -maxdepth 1 -name "$name.pcap*" | head -n 1)
+    run "$tmp/cols" -T tabs -o 'gui.column.format:"No.","%m","Protocol","%p","Info","%i"' <"$f"
+    # (TCP's analysis notes, "[TCP ...] ", which TCP puts before ours and
+    # which differ between releases, are left out.)
+    bad=$(awk -F'|' 'NR == FNR { if (FNR > 1 && $4 ~ /^iWARP/) { gsub(/\[TCP [^]]*\] /, "", $5); want[$1] = $4 "|" $5 }; next }
+        { sub(/^ +/, ""); split($0, c, "\t"); gsub(/\[TCP [^]]*\] /, "", c[3]); got[c[1]] = c[2] "|" c[3] }
+        END { for (k in want) if (got[k] != want[k]) { print "frame " k ": \"" got[k] "\", golden \"" want[k] "\""; exit } }' \
+        "$(golden_of fields "$name")" "$tmp/cols")
+    n=$(awk -F'|' 'FNR > 1 && $4 ~ /^iWARP/' "$(golden_of fields "$name")" | wc -l)
+    if [ -z "$bad" ] && [ "$n" -gt 0 ]; then ok; else
+        ko "$f: the summary's Protocol and Info columns are not the golden's ($n frames of ours): $bad"; fi
+done
+
 # Two passes (tshark -2: the second pass is a visited one, as in the GUI)
 # show what one pass shows.  -2 needs a file it can seek in, readable by
 # the user the wrapper runs tshark as.
@@ -281,14 +383,14 @@ for name in scen-crc-bad interop-demo loss-markers reorder wrap-markers scen-cap
         -E aggregator='~' >"$tmp/2p.raw" 2>"$tmp/2p.err"
     fields "$tmp/2p.raw" >"$tmp/2p.fields"
     sed 's/^/# stderr: /' "$tmp/2p.err" >>"$tmp/2p.fields"
-    if cmp -s "$tmp/2p.fields" "$exp/$name.fields"; then
+    if same fields "$name" "$tmp/2p.fields"; then
         if [ "$xfail_twopass" = 1 ]; then
             ko "$f: tshark -2 now shows what one pass shows: set xfail_twopass=0 in $0"
         else ok; fi
     else
-        msg="$f: tshark -2 differs from one pass ($exp/$name.fields):"
+        msg="$f: tshark -2 differs from one pass ($(golden_of fields "$name")):"
         if [ "$xfail_twopass" = 1 ]; then xko "$msg"; else ko "$msg"; fi
-        diff -u "$exp/$name.fields" "$tmp/2p.fields" | head -12
+        showdiff fields "$name" "$tmp/2p.fields" | head -12
     fi
 done
 

@@ -28,6 +28,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ts=scripts/tshark-iwmpa
+TSHARK_IWMPA_PLUGDIR=$($ts --plugdir) || exit 2
+export TSHARK_IWMPA_PLUGDIR
 out=build/plugin-robust
 batches=8
 seconds=0

@@ -66,7 +66,7 @@ static void frame_into(out_t *o, const mpa_frame *f)
     }
     put(o, " Rev%u M=%u C=%u", f->rev, f->m, f->c);
     if (f->r)
-        put(o, " R=1 (reject)");
+        put(o, f->kind == MPA_KEY_REP ? " R=1 (reject)" : " R=1 (reserved)");
     if (f->s)
         put(o, " S=1");
     if (f->res)

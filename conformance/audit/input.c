@@ -141,12 +141,14 @@ typedef struct reader {
     int classic;
     FILE *fp;            /* the file, to ask where a record really ended */
     unsigned snaplen;
+    unsigned ts_mul;     /* to nanoseconds: 1, or 1000 when libpcap gives microseconds */
 } reader;
 
 static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *data)
 {
     reader *r = (reader *)(void *)user;
-    uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* nanosecond precision */
+    /* tv_usec holds nanoseconds when the handle has nanosecond precision. */
+    uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec * (r->ts_mul ? r->ts_mul : 1);
     audit_packet(r->a, ts, data, h->caplen, h->len);
     r->off += 16 + (long long)h->caplen;
     /* A record longer than the snap length is cut to it by libpcap, which
@@ -354,7 +356,7 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
     }
     audit_begin_file(a, name, linktype_of(p));
     progress pg = {o->progress && size >= (32 << 20) && isatty(2), size, input_now(), 0, fp};
-    reader rd = {a, 0, max_count, &pg, 24, 0, fp, (unsigned)pcap_snapshot(p)};
+    reader rd = {a, 0, max_count, &pg, 24, 0, fp, (unsigned)pcap_snapshot(p), 1};
     /* In a classic pcap file the records' offsets follow from their
      * lengths; pcapng blocks carry more, so only "near" can be said.
      * libpcap has read the file's header: its first octets are known. */
@@ -407,10 +409,15 @@ int input_live(audit *a, const char *iface, const input_opts *o)
         fprintf(stderr, "mpa-audit: -i %s: %s\n", iface, err);
         return 2;
     }
-    pcap_set_snaplen(p, 262144);
-    pcap_set_promisc(p, 1);
-    pcap_set_timeout(p, 100);
-    pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
+    /* Before pcap_activate() these fail only on a handle that is active
+     * already; an interface without nanosecond timestamps gives
+     * microseconds (ts_mul below). */
+    if (pcap_set_snaplen(p, 262144) != 0 || pcap_set_promisc(p, 1) != 0 || pcap_set_timeout(p, 100) != 0) {
+        fprintf(stderr, "mpa-audit: -i %s: setting up the capture: %s\n", iface, pcap_geterr(p));
+        pcap_close(p);
+        return 2;
+    }
+    int nano = pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO) == 0;
     int st = pcap_activate(p);
     if (st < 0) {
         fprintf(stderr, "mpa-audit: -i %s: %s%s\n", iface, pcap_geterr(p),
@@ -430,7 +437,7 @@ int input_live(audit *a, const char *iface, const input_opts *o)
     audit_begin_file(a, name, linktype_of(p));
     g_live = p;
     progress pg = {0, 0, 0, 0, NULL};
-    reader rd = {a, 0, max_count, &pg, 0, 0, NULL, 0};
+    reader rd = {a, 0, max_count, &pg, 0, 0, NULL, 0, nano && pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO ? 1 : 1000};
     double t0 = input_now();
     while (!g_stop) {
         if (max_count && rd.count >= max_count)

@@ -620,10 +620,13 @@ static int open_capture(raw_state *r, char *err, size_t errlen)
         snprintf(err, errlen, "capture on %s: %s", r->ifname, eb);
         return -1;
     }
-    pcap_set_snaplen(r->pc, 262144);
-    pcap_set_promisc(r->pc, 1); /* solicited-node multicast, whatever the NIC filters */
-    pcap_set_immediate_mode(r->pc, 1);
-    pcap_set_buffer_size(r->pc, 8 << 20);
+    /* Before pcap_activate() these fail only on an active handle. */
+    if (pcap_set_snaplen(r->pc, 262144) != 0 ||
+        pcap_set_promisc(r->pc, 1) != 0 || /* solicited-node multicast, whatever the NIC filters */
+        pcap_set_immediate_mode(r->pc, 1) != 0 || pcap_set_buffer_size(r->pc, 8 << 20) != 0) {
+        snprintf(err, errlen, "capture on %s: setting up: %s", r->ifname, pcap_geterr(r->pc));
+        return -1;
+    }
     int rc = pcap_activate(r->pc);
     if (rc < 0) {
         snprintf(err, errlen, "capture on %s: %s", r->ifname, pcap_statustostr(rc));

@@ -315,11 +315,9 @@ static pcap_t *watch_device(int fam, const char *port)
     pcap_t *p = pcap_create(lab.veth_inj, eb);
     if (!p)
         return NULL;
-    pcap_set_snaplen(p, 65535);
-    pcap_set_immediate_mode(p, 1);
     struct bpf_program prog;
     snprintf(f, sizeof f, "tcp and src host %s and src port %s", fam == 4 ? lab.dut_addr4 : lab.dut_addr6, port);
-    if (pcap_activate(p) < 0 || pcap_compile(p, &prog, f, 1, PCAP_NETMASK_UNKNOWN) || pcap_setfilter(p, &prog) ||
+    if (pcap_set_snaplen(p, 65535) != 0 || pcap_set_immediate_mode(p, 1) != 0 || pcap_activate(p) < 0 || pcap_compile(p, &prog, f, 1, PCAP_NETMASK_UNKNOWN) || pcap_setfilter(p, &prog) ||
         pcap_setnonblock(p, 1, eb)) {
         fprintf(stderr, "watch: %s\n", pcap_geterr(p));
         pcap_close(p);
