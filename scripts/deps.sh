@@ -24,22 +24,51 @@ for p in $pkgs; do
         missing="$missing $p"
     fi
 done
+# siw.ko is built from linux-source-6.1 against linux-headers-amd64's
+# kernel, so the two must be the same Debian version. The archive does
+# not always move them together (bookworm-security once held source
+# 6.1.192-3 while the headers were still 6.1.192-2): pin the source to
+# the headers' version, up or down.
+kernel_source_version() {
+    dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null | sed -n 's/.*(= \([^)]*\)).*/\1/p'
+}
+source_mismatch() {
+    want=$(kernel_source_version)
+    have=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
+    [ -n "$want" ] && [ "$have" != "$want" ]
+}
+need_root() {
+    SUDO=""
+    if [ "$(id -u)" != 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+            echo "deps: need root (or sudo) to install:$1" >&2
+            exit 1
+        fi
+    fi
+}
+sync_kernel_source() {
+    source_mismatch || return 0
+    want=$(kernel_source_version)
+    echo "deps: linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1) -> $want (the headers' version)"
+    need_root " linux-source-6.1=$want"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends --allow-downgrades "linux-source-6.1=$want"
+    if source_mismatch; then
+        echo "deps: linux-source-6.1 is not at the headers' version $want (is that version still in Debian's archive?)" >&2
+        exit 1
+    fi
+}
 if [ -z "$missing" ]; then
+    sync_kernel_source
     echo "deps: all present ($pkgs)"
     exit 0
 fi
 echo "deps: installing$missing"
-SUDO=""
-if [ "$(id -u)" != 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
-        echo "deps: need root (or sudo) to install:$missing" >&2
-        exit 1
-    fi
-fi
+need_root "$missing"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # tshark asks whether non-root users may capture; the default (no) is fine.
 echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections 2>/dev/null || true
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing
+sync_kernel_source
 echo "deps: done"
