@@ -14,16 +14,28 @@
 #                       siw's races make some verdicts vary: merge a few
 #                       runs' build/dut-siw/run/verdicts.tsv into the record
 #                       with dut/siw/merge.sh (docs/dut/linux-siw.md)
+#   make dut-siw-matrix the same suite under each kernel of the matrix:
+#                       Debian 12's (6.1), Debian 13's (6.12) and
+#                       unstable's newest, each guest built from that
+#                       release's packages (its chroot, scripts/chroot.sh);
+#                       compared with dut/siw/verdicts*.tsv; the table in
+#                       build/dut-siw/kernels.md (dut/siw/kernel-matrix.sh)
+#   make dut-siw-matrix-update  the same, merging each run into its
+#                       kernel's record and writing docs/dut/linux-siw-kernels.md
 #   make siw-golden     mpa-audit and the Wireshark plugin over the
 #                       reference captures of siw (captures/siw/); the
 #                       verdict comparison's own tests (compare-test.sh)
-.PHONY: dut-siw dut-siw-update siw-golden
+.PHONY: dut-siw dut-siw-update dut-siw-matrix dut-siw-matrix-update siw-golden
 DUT_SIW_DEPS := $(B)/mpa-conform $(B)/jget $(B)/siw-report
 dut-siw: $(DUT_SIW_DEPS)
 	@dut/siw/run.sh -o $(B)/dut-siw/run --check dut/siw/verdicts.tsv --report $(B)/dut-siw/run/report.md
 dut-siw-update: $(DUT_SIW_DEPS)
 	@dut/siw/run.sh -o $(B)/dut-siw/run --update dut/siw/verdicts.tsv --report docs/dut/linux-siw-verdicts.md \
 	    --captures captures/siw
+dut-siw-matrix: $(DUT_SIW_DEPS)
+	@dut/siw/kernel-matrix.sh
+dut-siw-matrix-update: $(DUT_SIW_DEPS)
+	@dut/siw/kernel-matrix.sh --update
 siw-golden: $(B)/mpa-audit $(B)/dissector/iwmpa.so $(B)/iwjson
 	@dut/siw/compare-test.sh
 	@dut/siw/siw-golden.sh

@@ -5,7 +5,12 @@
 #
 #   dut/siw/run.sh [-o DIR] [-b default|p2p|both] [-r responder|initiator|both]
 #                  [-t GLOB]... [--app echo|rping] [--check FILE] [--update FILE]
-#                  [--report FILE] [--captures DIR]
+#                  [--report FILE] [--captures DIR] [--kernel RELEASE]
+#
+# --kernel picks the guest's kernel by Debian release: bookworm (the
+# default, Linux 6.1), trixie (6.12) or sid (the newest Debian has); see
+# dut/siw/build-guest.sh.  The guest for bookworm is build/dut-siw/guest,
+# the others build/dut-siw/guest-RELEASE.
 #
 # For each siw build (default; p2p = peer_to_peer and mpa_crc_required on)
 # and each role, a fresh guest is booted (QEMU, software emulation) behind
@@ -42,6 +47,7 @@ update=""
 report=""
 capdir=""
 app=echo
+kernel=bookworm
 while [ $# -gt 0 ]; do
     case $1 in
     -o) out=$2; shift 2 ;;
@@ -54,6 +60,8 @@ while [ $# -gt 0 ]; do
     --update) update=$2; shift 2 ;;
     --report) report=$2; shift 2 ;;
     --captures) capdir=$2; shift 2 ;;
+    --kernel) kernel=$2; shift 2
+        case $kernel in bookworm|trixie|sid) ;; *) echo "dut-siw: --kernel takes bookworm, trixie or sid, not $kernel" >&2; exit 2 ;; esac ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "dut-siw: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -72,8 +80,9 @@ conform=$top/build/mpa-conform
 [ -x "$conform" ] || { echo "dut-siw: $conform missing (make build/mpa-conform)" >&2; exit 2; }
 
 guest=$top/build/dut-siw/guest
-"$here/build-guest.sh" "$guest"
-read -r kabi kver < "$guest/kernel-version"
+[ "$kernel" = bookworm ] || guest=$guest-$kernel
+"$here/build-guest.sh" "$guest" "$kernel"
+read -r kabi kver _ < "$guest/kernel-version"
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
