@@ -83,6 +83,15 @@ guest=$top/build/dut-siw/guest
 [ "$kernel" = bookworm ] || guest=$guest-$kernel
 "$here/build-guest.sh" "$guest" "$kernel"
 read -r kabi kver _ < "$guest/kernel-version"
+mkdir -p "$out"
+# which siw.ko the run loads (the report names them): siw has no module
+# version, so its source (drivers/infiniband/sw/siw of the kernel's
+# linux-source, before the p2p build's change) is named by its sha256
+srcsum=$(cat "$guest"/siw-src/*.[ch] | sha256sum | cut -c1-16)
+for b in default p2p; do
+    printf '%s\t%s\t%s\n' "$b" "$srcsum" \
+        "$(/sbin/modinfo -F vermagic "$guest/siw-$b/siw.ko" | sed 's/ *$//')"
+done > "$out/siw-module.tsv"
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

@@ -568,6 +568,80 @@ static const char *role_of(int c)
     return roles[c % NROLE];
 }
 
+/* What the run was: the tool and suites (from the reports), when it
+ * started, and the siw modules (RUNDIR/siw-module.tsv, run.sh: the
+ * sha256 of siw's source files, as siw has no module version). */
+static void print_provenance(const char *rundir)
+{
+    const char *tool = "", *version = "", *started = "";
+    const char *sname[16], *sver[16], *ssha[16];
+    size_t nsuite = 0;
+    for (int c = 0; c < NCOMBO; c++) {
+        for (size_t i = 0; i < combos[c].nparts; i++) {
+            const cJSON *doc = combos[c].parts[i].doc;
+            if (!*tool) {
+                tool = jstr(doc, "tool");
+                version = jstr(doc, "version");
+            }
+            const char *st = jstr(doc, "started");
+            if (*st && (!*started || strcmp(st, started) < 0))
+                started = st;
+            const cJSON *su;
+            cJSON_ArrayForEach(su, jarr(doc, "suites")) {
+                const char *n = jstr(su, "name");
+                size_t k = 0;
+                while (k < nsuite && strcmp(sname[k], n))
+                    k++;
+                if (k == nsuite && nsuite < 16) {
+                    sname[nsuite] = n;
+                    sver[nsuite] = jstr(su, "version");
+                    ssha[nsuite] = jstr(su, "sha256");
+                    nsuite++;
+                }
+            }
+        }
+    }
+    if (*tool) {
+        printf("Tool: ");
+        put_cell(tool, 0);
+        printf(" ");
+        put_cell(version, 0);
+        printf(". Started: ");
+        put_cell(*started ? started : "(not in the reports)", 0);
+        printf(".\n\nSuites:");
+        for (size_t k = 0; k < nsuite; k++) {
+            printf("%s `", k ? "," : "");
+            put_cell(sname[k], 0);
+            printf("` %s (sha256 %.12s)", sver[k], ssha[k]);
+        }
+        printf("%s.\n\n", nsuite ? "" : " (none in the reports)");
+    }
+    char path[4096];
+    join(path, sizeof path, rundir, "siw-module.tsv", NULL);
+    size_t len;
+    char *text = read_text(path, &len, true);
+    if (!text)
+        return;                 /* a run from before run.sh wrote it */
+    char *p = text, *end = text + len, *line;
+    size_t lineno = 0;
+    printf("siw modules (built from the kernel's source, dut/siw/build-guest.sh):\n\n");
+    while ((line = next_line(&p, end))) {
+        lineno++;
+        if (!*line)
+            continue;
+        char *f[3];
+        if (split_tabs(line, f, 3) != 3 || !*f[0])
+            die(path, "line %zu: expected BUILD<TAB>source sha256<TAB>vermagic", lineno);
+        printf("- %s: siw source sha256 `", f[0]);
+        put_cell(f[1], 0);
+        printf("`, vermagic `");
+        put_cell(f[2], 0);
+        printf("`\n");
+    }
+    printf("\n");
+    free(text);
+}
+
 static void print_summary(void)
 {
     printf("| build | role | tests | pass | fail | error | skip | mandatory passed/ran | kernel BUGs |\n");
@@ -793,6 +867,7 @@ int main(int argc, char **argv)
         put_cell(argv[2], 0);
         printf(".\n\n");
     }
+    print_provenance(rundir);
     printf("Written by build/siw-report from one dut/siw/run.sh run. Some of siw's outcomes depend on"
            " timing; dut/siw/verdicts.tsv records every outcome seen in several runs, and"
            " docs/dut/linux-siw.md says which.\n\n");
