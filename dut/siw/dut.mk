@@ -22,9 +22,22 @@
 #                       build/dut-siw/kernels.md (dut/siw/kernel-matrix.sh)
 #   make dut-siw-matrix-update  the same, merging each run into its
 #                       kernel's record and writing docs/dut/linux-siw-kernels.md
+#   make dut-siw-ipv6   the startup, CRC and TERMINATE tests (both builds,
+#                       both roles) over IPv6, compared with the IPv4
+#                       record: the verdicts must not depend on the
+#                       address family
+#   make dut-siw-ipv6-ci a few of them (default build), in make test
 #   make siw-golden     mpa-audit and the Wireshark plugin over the
 #                       reference captures of siw (captures/siw/); the
 #                       verdict comparison's own tests (compare-test.sh)
+.PHONY: dut-siw-ipv6 dut-siw-ipv6-ci
+DUT_SIW_IPV6_CI := -t 'startup.rev.*' -t 'startup.key.reply-octet-0' -t 'fpdu.crc.bad-crc' -t 'fpdu.terminate.*' \
+    -t 'enhanced.ird.reply-ord-above-initiator-ird'
+dut-siw-ipv6: $(DUT_SIW_DEPS)
+	@dut/siw/run.sh --ipv6 -o $(B)/dut-siw/run-ipv6 -t 'startup.*' -t 'fpdu.crc.*' -t 'fpdu.terminate.*' \
+	    --check dut/siw/verdicts.tsv --report $(B)/dut-siw/run-ipv6/report.md
+dut-siw-ipv6-ci: $(DUT_SIW_DEPS)
+	@dut/siw/run.sh --ipv6 -o $(B)/dut-siw/run-ipv6-ci -b default $(DUT_SIW_IPV6_CI) --check dut/siw/verdicts.tsv
 .PHONY: dut-siw dut-siw-update dut-siw-matrix dut-siw-matrix-update siw-golden
 DUT_SIW_DEPS := $(B)/mpa-conform $(B)/jget $(B)/siw-report
 dut-siw: $(DUT_SIW_DEPS)

@@ -273,14 +273,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "siw-echo: -p PORT (1-65535) is needed\n");
         return 2;
     }
+    /* IPv4 (-a 0.0.0.0, the default) or IPv6 (-a ::) */
     struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    struct sockaddr_in6 sin6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port)};
+    struct sockaddr *sa = (struct sockaddr *)&sin;
     if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1) {
-        fprintf(stderr, "siw-echo: -a %s is not an IPv4 address\n", addr);
-        return 2;
+        if (inet_pton(AF_INET6, addr, &sin6.sin6_addr) != 1) {
+            fprintf(stderr, "siw-echo: -a %s is neither an IPv4 nor an IPv6 address\n", addr);
+            return 2;
+        }
+        sa = (struct sockaddr *)&sin6;
     }
     struct rdma_event_channel *ech = rdma_create_event_channel();
     struct rdma_cm_id *lid = NULL;
-    if (!ech || rdma_create_id(ech, &lid, NULL, RDMA_PS_TCP) || rdma_bind_addr(lid, (struct sockaddr *)&sin) ||
+    if (!ech || rdma_create_id(ech, &lid, NULL, RDMA_PS_TCP) || rdma_bind_addr(lid, sa) ||
         rdma_listen(lid, 16)) {
         msg("cannot listen on %s:%d: %s", addr, port, strerror(errno));
         return 1;
