@@ -3,6 +3,7 @@
 # make dut-siw-matrix: the whole suite against siw under each kernel of
 # the matrix (dut/siw/run.sh --kernel), then one table of the verdicts.
 #   dut/siw/kernel-matrix.sh [--update] [KERNEL...]
+#   dut/siw/kernel-matrix.sh --doc      only rewrite the page from the records
 # KERNEL is bookworm (Debian 12, Linux 6.1), trixie (Debian 13, 6.12) or
 # sid (unstable, the newest kernel Debian has); all three by default.
 # Each run goes to build/dut-siw/run-KERNEL and is compared with the
@@ -18,8 +19,11 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 update=0
+doconly=0
 [ "${1:-}" = --update ] && { update=1; shift; }
+[ "${1:-}" = --doc ] && { doconly=1; update=1; shift; }
 kernels=${*:-bookworm trixie sid}
+[ $doconly = 1 ] && kernels=""
 record() { if [ "$1" = bookworm ]; then echo "$here/verdicts.tsv"; else echo "$here/verdicts-$1.tsv"; fi; }
 rc=0
 files=""
@@ -49,9 +53,11 @@ for k in $kernels; do
     fi
     files="$files $out/recorded.tsv"
 done
-# shellcheck disable=SC2086
-"$here/matrix.sh" $files > "$top/build/dut-siw/kernels.md"
-echo "dut-siw-matrix: this run's table in build/dut-siw/kernels.md"
+if [ -n "$files" ]; then
+    # shellcheck disable=SC2086
+    "$here/matrix.sh" $files > "$top/build/dut-siw/kernels.md"
+    echo "dut-siw-matrix: this run's table in build/dut-siw/kernels.md"
+fi
 if [ $update = 1 ]; then
     doc=$top/docs/dut/linux-siw-kernels.md
     recs=""

@@ -6,8 +6,9 @@
 # merged with merge.sh); its column is headed by the kernel its first
 # line names ("# siw verdicts: Linux 6.12.117+deb13-amd64 (6.12.117-1); ...").
 # The page has: the kernels; per kernel the count of each verdict; the
-# rows whose verdict differs between kernels ("what changed"); then every
-# test. A test a file lacks reads "-" (not run under that kernel).
+# rows whose verdict differs between kernels ("what changed": cells with
+# no outcome in common, so "fail/pass" against "pass" is not a change);
+# then every test. A test a file lacks reads "-" (not run under that kernel).
 set -eu
 export LC_ALL=C
 [ $# -ge 1 ] || { echo "usage: matrix.sh VERDICTS.tsv..." >&2; exit 2; }
@@ -24,6 +25,10 @@ awk -F'\t' '
       if (!(key in seen)) { seen[key] = 1; keys[++n] = key }
       v[key, nf] = $5 ($6 != "" ? "+" $6 : "")
       split($5, alt, "/"); cnt[nf, alt[1]]++ ; total[nf]++ }
+    function share(a, b,   x, y, na, nb, p, q) {
+        na = split(a, x, "/"); nb = split(b, y, "/")
+        for (p = 1; p <= na; p++) for (q = 1; q <= nb; q++) if (x[p] == y[q]) return 1
+        return 0 }
     function cell(key, i) { return ((key, i) in v) ? v[key, i] : "-" }
     function row(key,   i, s, p) {
         split(key, p, "\t")
@@ -50,9 +55,10 @@ awk -F'\t' '
         changed = 0
         for (j = 1; j <= n; j++) {
             d = 0
-            # a test one kernel did not run is not a change
+            # a test one kernel did not run is not a change, nor are two
+            # cells that share an outcome (races: "fail/pass")
             for (i = 1; i <= nf; i++) for (m = i + 1; m <= nf; m++)
-                if (cell(keys[j], i) != "-" && cell(keys[j], m) != "-" && cell(keys[j], i) != cell(keys[j], m)) d = 1
+                if (cell(keys[j], i) != "-" && cell(keys[j], m) != "-" && !share(cell(keys[j], i), cell(keys[j], m))) d = 1
             if (d) { if (!changed) header(); changed++; print row(keys[j]) }
         }
         if (!changed) print "No verdict differs between these kernels."
