@@ -159,6 +159,31 @@ catalogue-check: $(B)/mpa-catalogue
 
 unit: catalogue-check
 
+# The spec coverage matrix, docs/spec-coverage.md, and the figures block
+# of README.md, written by the same program (--coverage) from the
+# hand-written tables docs/coverage/DOCUMENT.tsv (one row per normative
+# sentence), findings.def and the suites.  `make coverage` rewrites both;
+# coverage-check, run by `make unit`, fails while a table is malformed
+# (tests/coverage/coverage-test.sh shows the errors) or either file is stale.
+.PHONY: coverage coverage-check
+coverage: $(B)/mpa-catalogue
+	$(B)/mpa-catalogue --coverage docs/coverage -o docs/spec-coverage.md
+	$(B)/mpa-catalogue --coverage docs/coverage --readme README.md -o $(B)/README.md
+	cp $(B)/README.md README.md
+
+coverage-check: $(B)/mpa-catalogue
+	@B=$(B) tests/coverage/coverage-test.sh
+	@$(B)/mpa-catalogue --coverage docs/coverage -o $(B)/spec-coverage.md
+	@$(B)/mpa-catalogue --coverage docs/coverage --readme README.md -o $(B)/README.md
+	@if diff -u docs/spec-coverage.md $(B)/spec-coverage.md && diff -u README.md $(B)/README.md; then \
+	    echo "coverage-check: docs/spec-coverage.md and README.md's figures are what build/mpa-catalogue writes"; \
+	else \
+	    echo "coverage-check: FAILED: docs/spec-coverage.md or README.md's figures differ from docs/coverage/*.tsv," \
+	         "findings.def and the suites (make coverage, review the diff, commit)"; exit 1; \
+	fi
+
+unit: coverage-check
+
 # make fuzz: tshark with the plugin on mutated captures, then libFuzzer.
 fuzz: plugin-fuzz
 
