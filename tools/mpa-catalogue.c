@@ -853,14 +853,20 @@ static int write_readme(FILE *o, const char *path, const cov_doc *docs, size_t n
 /* The figures as a C header, for mpa-conform's reports. */
 static void write_figures_c(FILE *o, const cov_doc *docs, size_t n, const tests *T)
 {
-    fputs("/* Made by build/mpa-catalogue --coverage-c from docs/coverage/*.tsv: do not edit. */\n"
+    fputs("/* Made by build/mpa-catalogue --coverage-c from docs/coverage/DOCUMENT.tsv: do not edit. */\n"
           "/* document, sections counted, statements, observable, covered by an id, checked by mpa-audit,\n"
           "   exercised by a suite test, observable without an id */\n",
           o);
     for (size_t d = 0; d < n; d++) {
         cov_fig f = {0};
         add_figures(&f, &docs[d], T);
-        fprintf(o, "SPEC_COVERAGE(\"%s\", \"", cov_title(&docs[d]));
+        fputs("SPEC_COVERAGE(\"", o);
+        for (const char *s = cov_title(&docs[d]); *s; s++) {
+            if (*s == '"' || *s == '\\')
+                fputc('\\', o);
+            fputc((unsigned char)*s < 0x20 ? '?' : *s, o);
+        }
+        fputs("\", \"", o);
         write_scope(o, &docs[d]);
         fprintf(o, "\", %u, %u, %u, %u, %u, %u)\n", f.statements, f.observable, f.with_id, f.audit, f.tested,
                 f.observable_no_id);
