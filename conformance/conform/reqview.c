@@ -62,7 +62,7 @@ static void put_spec_coverage(FILE *o, const cJSON *sc)
 {
     if (!cJSON_IsArray(sc) || !cJSON_GetArraySize(sc))
         return;
-    fputs("<table class=\"counts\"><tr><th>Specification coverage of this toolkit</th><th>Sections</th>"
+    fputs("<table class=\"counts\"><tr><th>Specification coverage of this toolkit</th><th>Rows in sections</th>"
           "<th class=\"n\">Statements</th><th class=\"n\">Observable</th><th class=\"n\">With an id</th>"
           "<th class=\"n\">Checked by mpa-audit</th><th class=\"n\">In a suite test</th></tr>\n",
           o);
