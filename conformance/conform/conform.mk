@@ -12,18 +12,10 @@
 CONF_SRCS := $(sort $(wildcard conformance/conform/*.c))
 CONF_HDRS := $(wildcard conformance/conform/*.h)
 # The suites' folder once installed is compiled in (SUITEDIR).
-CONF_CFLAGS = $(INJ_CFLAGS) -Iconformance/conform -I$(B)/gen -DMPA_SUITES_DIR='"$(SUITEDIR)"'
-
-# The figures of the spec coverage matrix (docs/spec-coverage.md), which
-# the JSON report states ("spec_coverage"): SPEC_COVERAGE(...) lines that
-# mpa-catalogue writes from docs/coverage/*.tsv, findings.def and the suites.
-$(B)/gen/spec-coverage.inc: $(B)/mpa-catalogue $(wildcard docs/coverage/*.tsv) include/mpa/findings.def \
-                            $(wildcard conformance/suites/*/*.json)
-	@mkdir -p $(dir $@)
-	$(B)/mpa-catalogue --coverage docs/coverage --coverage-c -o $@
+CONF_CFLAGS = $(INJ_CFLAGS) -Iconformance/conform -DMPA_SUITES_DIR='"$(SUITEDIR)"'
 
 $(B)/mpa-conform: conformance/mpa-conform.c $(CONF_SRCS) $(CONF_HDRS) $(INJ_HDRS) $(UTIL_HDRS) $(B)/libinject.a \
-                  $(B)/libmpawire.a $(B)/libmpautil.a $(B)/libmpa.a $(B)/gen/spec-coverage.inc
+                  $(B)/libmpawire.a $(B)/libmpautil.a $(B)/libmpa.a conformance/conform/spec-coverage.inc
 	$(CC) $(CONF_CFLAGS) conformance/mpa-conform.c $(CONF_SRCS) -o $@ $(LDFLAGS) $(B)/libinject.a $(INJ_LIBS)
 
 # The suites against mpa-peer, correct and in each fault mode; the

@@ -54,5 +54,18 @@ else
     echo "coverage-test: a good table of an unknown document taken, its figures right"
 fi
 
+# The README's figures block: rewritten between its markers, refused without them.
+printf '%s\n' 'top' '<!-- spec-coverage: begin -->' 'old' '<!-- spec-coverage: end -->' 'bottom' >"$d/README.md"
+if ! "$CAT" --coverage "$d" --readme "$d/README.md" -o "$d/README.out" 2>"$d/err" ||
+    grep -q '^old$' "$d/README.out" || ! grep -q '^| rfc9999 |' "$d/README.out" || ! grep -q '^bottom$' "$d/README.out"; then
+    echo "coverage-test: FAILED: the README block was not rewritten: $(cat "$d/err")"; fails=$((fails + 1))
+fi
+printf '%s\n' 'no markers' >"$d/README.md"
+if "$CAT" --coverage "$d" --readme "$d/README.md" -o "$d/README.out" 2>"$d/err" || ! grep -q 'spec-coverage: begin' "$d/err"; then
+    echo "coverage-test: FAILED: a README without the markers was taken"; fails=$((fails + 1))
+else
+    echo "coverage-test: README without markers refused: $(cat "$d/err")"
+fi
+
 [ $fails -eq 0 ] || { echo "coverage-test: $fails FAILED"; exit 1; }
 echo "coverage-test: passed"
