@@ -159,6 +159,37 @@ catalogue-check: $(B)/mpa-catalogue
 
 unit: catalogue-check
 
+# The spec coverage matrix, docs/spec-coverage.md, the figures block of
+# README.md and the figures mpa-conform's reports state
+# (conformance/conform/spec-coverage.inc), written by the same program
+# (--coverage) from the hand-written tables docs/coverage/DOCUMENT.tsv
+# (one row per normative sentence), findings.def and the suites.  `make coverage` rewrites them;
+# coverage-check, run by `make unit`, fails while a table is malformed
+# (tests/coverage/coverage-test.sh shows the errors) or one is stale.
+.PHONY: coverage coverage-check
+coverage: $(B)/mpa-catalogue
+	$(B)/mpa-catalogue --coverage docs/coverage -o docs/spec-coverage.md
+	$(B)/mpa-catalogue --coverage docs/coverage --coverage-c -o conformance/conform/spec-coverage.inc
+	$(B)/mpa-catalogue --coverage docs/coverage --readme README.md -o $(B)/README.md
+	cp $(B)/README.md README.md
+
+coverage-check: $(B)/mpa-catalogue
+	@B=$(B) tests/coverage/coverage-test.sh
+	@$(B)/mpa-catalogue --coverage docs/coverage -o $(B)/spec-coverage.md
+	@$(B)/mpa-catalogue --coverage docs/coverage --readme README.md -o $(B)/README.md
+	@$(B)/mpa-catalogue --coverage docs/coverage --coverage-c -o $(B)/spec-coverage.inc
+	@if diff -u docs/spec-coverage.md $(B)/spec-coverage.md && diff -u README.md $(B)/README.md && \
+	    diff -u conformance/conform/spec-coverage.inc $(B)/spec-coverage.inc; then \
+	    echo "coverage-check: docs/spec-coverage.md, README.md's figures and mpa-conform's" \
+	         "(conformance/conform/spec-coverage.inc) are what build/mpa-catalogue writes"; \
+	else \
+	    echo "coverage-check: FAILED: docs/spec-coverage.md, README.md's figures or" \
+	         "conformance/conform/spec-coverage.inc differ from docs/coverage/*.tsv," \
+	         "findings.def and the suites (make coverage, review the diff, commit)"; exit 1; \
+	fi
+
+unit: coverage-check
+
 # make fuzz: tshark with the plugin on mutated captures, then libFuzzer.
 fuzz: plugin-fuzz
 

@@ -15,7 +15,7 @@ CONF_HDRS := $(wildcard conformance/conform/*.h)
 CONF_CFLAGS = $(INJ_CFLAGS) -Iconformance/conform -DMPA_SUITES_DIR='"$(SUITEDIR)"'
 
 $(B)/mpa-conform: conformance/mpa-conform.c $(CONF_SRCS) $(CONF_HDRS) $(INJ_HDRS) $(UTIL_HDRS) $(B)/libinject.a \
-                  $(B)/libmpawire.a $(B)/libmpautil.a $(B)/libmpa.a
+                  $(B)/libmpawire.a $(B)/libmpautil.a $(B)/libmpa.a conformance/conform/spec-coverage.inc
 	$(CC) $(CONF_CFLAGS) conformance/mpa-conform.c $(CONF_SRCS) -o $@ $(LDFLAGS) $(B)/libinject.a $(INJ_LIBS)
 
 # The suites against mpa-peer, correct and in each fault mode; the

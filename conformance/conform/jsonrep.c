@@ -72,6 +72,28 @@ static void add_device(cJSON *doc, const play_cfg *pc, const player *P, const ch
         cJSON_AddNullToObject(dev, "command");
 }
 
+/* What the toolkit covers of each document (docs/spec-coverage.md):
+ * the figures compiled in from the coverage tables. */
+static void add_spec_coverage(cJSON *doc)
+{
+    cJSON *a = cJSON_AddArrayToObject(doc, "spec_coverage");
+#define SPEC_COVERAGE(name, sections, statements, observable, with_id, audit, tested, observable_no_id)          \
+    do {                                                                                                       \
+        cJSON *o = cJSON_CreateObject();                                                                       \
+        cJSON_AddStringToObject(o, "document", name);                                                          \
+        cJSON_AddStringToObject(o, "sections", sections);                                                      \
+        cJSON_AddNumberToObject(o, "statements", statements);                                                  \
+        cJSON_AddNumberToObject(o, "observable", observable);                                                  \
+        cJSON_AddNumberToObject(o, "with_id", with_id);                                                        \
+        cJSON_AddNumberToObject(o, "checked_by_audit", audit);                                                 \
+        cJSON_AddNumberToObject(o, "tested", tested);                                                          \
+        cJSON_AddNumberToObject(o, "observable_without_id", observable_no_id);                                 \
+        cJSON_AddItemToArray(a, o);                                                                            \
+    } while (0);
+#include "spec-coverage.inc"
+#undef SPEC_COVERAGE
+}
+
 cJSON *jrep_begin(const play_cfg *pc, const player *P, const char *caps, const char *const *selection,
                   unsigned nselection, time_t t0, const jrep_ident *id)
 {
@@ -92,6 +114,7 @@ cJSON *jrep_begin(const play_cfg *pc, const player *P, const char *caps, const c
     for (unsigned i = 0; i < nselection; i++)
         cJSON_AddItemToArray(sel, cJSON_CreateString(selection[i]));
     cJSON_AddArrayToObject(doc, "suites");
+    add_spec_coverage(doc);
     cJSON_AddArrayToObject(doc, "tests");
     return doc;
 }

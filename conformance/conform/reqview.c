@@ -56,6 +56,33 @@ static void put_announced(FILE *o, const cJSON *dev)
     }
 }
 
+/* The toolkit's coverage of each document (the report's "spec_coverage",
+ * docs/spec-coverage.md's figures); nothing when the report has none. */
+static void put_spec_coverage(FILE *o, const cJSON *sc)
+{
+    if (!cJSON_IsArray(sc) || !cJSON_GetArraySize(sc))
+        return;
+    fputs("<table class=\"counts\"><tr><th>Specification coverage of this toolkit</th><th>Rows in sections</th>"
+          "<th class=\"n\">Statements</th><th class=\"n\">Observable</th><th class=\"n\">With an id</th>"
+          "<th class=\"n\">Checked by mpa-audit</th><th class=\"n\">In a suite test</th></tr>\n",
+          o);
+    const cJSON *d;
+    cJSON_ArrayForEach(d, sc)
+    {
+        fputs("<tr><th>", o);
+        tables_text(o, d, "document", "?");
+        fputs("</th><td>", o);
+        tables_text(o, d, "sections", "");
+        html_printf(o, "</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td>"
+                       "<td class=\"n\">%d</td><td class=\"n\">%d</td></tr>\n",
+                    jget_int(d, "statements", 0), jget_int(d, "observable", 0), jget_int(d, "with_id", 0),
+                    jget_int(d, "checked_by_audit", 0), jget_int(d, "tested", 0));
+    }
+    fputs("</table>\n<p class=\"mute\">One statement per normative sentence of each document; the matrix is "
+          "docs/spec-coverage.md in the toolkit's sources.</p>\n",
+          o);
+}
+
 void reqview_glance(FILE *o, const cJSON *rep)
 {
     const cJSON *ov = jget(rep, "overview"), *dev = jget(rep, "device");
@@ -102,7 +129,9 @@ void reqview_glance(FILE *o, const cJSON *rep)
         html_printf(o, "<tr><th>%s</th><td class=\"n%s\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td></tr>\n",
                     lv[l], f ? " hot c-fail" : "", f, jget_int(x, "pass", 0), jget_int(x, "not_tested", 0));
     }
-    fputs("</table>\n</section>\n", o);
+    fputs("</table>\n", o);
+    put_spec_coverage(o, jget(rep, "spec_coverage"));
+    fputs("</section>\n", o);
 }
 
 /* A requirement verdict's badge class: pass, fail, else skip. */

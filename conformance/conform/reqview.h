@@ -4,7 +4,8 @@
  * "overview", "device" and "coverage" (docs/mpa-conform-json.md): the
  * one-page summary at the top ("At a glance": the device, its roles,
  * what it announced, the MUST and SHOULD requirements failed, the FYI
- * tests failed) and the "Requirement coverage" table (each requirement,
+ * tests failed, the toolkit's spec coverage figures when the report has
+ * them) and the "Requirement coverage" table (each requirement,
  * its level, verdict, tests and why; MUSTs first, as the report orders
  * them).  A report without them (an older mpa-conform) gets a note.
  */

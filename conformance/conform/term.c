@@ -76,6 +76,24 @@ static void id_line(FILE *f, const char *what, const cJSON *arr)
     fputc('\n', f);
 }
 
+/* The toolkit's spec coverage, summed over the documents. */
+static void put_spec_coverage(FILE *f, const cJSON *doc)
+{
+    const cJSON *d, *sc = jget(doc, "spec_coverage");
+    double n[4] = {0, 0, 0, 0};
+    cJSON_ArrayForEach(d, sc)
+    {
+        n[0] += jget_num_or(d, "statements", 0);
+        n[1] += jget_num_or(d, "observable", 0);
+        n[2] += jget_num_or(d, "with_id", 0);
+        n[3] += jget_num_or(d, "tested", 0);
+    }
+    if (n[0] > 0)
+        fprintf(f, "spec coverage (docs/spec-coverage.md): %.0f normative statements, %.0f observable, %.0f with an "
+                   "id, %.0f named by a suite test\n",
+                n[0], n[1], n[2], n[3]);
+}
+
 void term_summary(FILE *f, const cJSON *doc, const conf_tally *c, double total_ms, int interrupted)
 {
     const unsigned *n = c->n, *m = c->m;
@@ -109,6 +127,7 @@ void term_summary(FILE *f, const cJSON *doc, const conf_tally *c, double total_m
     id_line(f, "MUST requirements failed", jget(ov, "must_failed"));
     id_line(f, "SHOULD requirements failed", jget(ov, "should_failed"));
     id_line(f, "FYI tests failed", jget(ov, "fyi_tests_failed"));
+    put_spec_coverage(f, doc);
     if (interrupted)
         fprintf(f, "(interrupted)\n");
 }
