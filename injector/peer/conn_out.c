@@ -252,10 +252,14 @@ void queue_term_seg(conn *c)
     d.u.term.code = c->react_code;
     /* RFC 5040 4.8 figure 10: a DDP error, or an RDMAP error on an
      * incoming message, carries the segment's length and DDP header. */
-    d.u.term.m = 1;
-    d.u.term.d = 1;
-    d.u.term.seglen = c->react_seglen;
-    d.u.term.ddp_hdr = c->react_hdr;
+    if (faulty(c, FAULT_TERM_NO_HDR)) {
+        c->fault_done = 1; /* M=0, D=0: nothing copied */
+    } else {
+        d.u.term.m = 1;
+        d.u.term.d = 1;
+        d.u.term.seglen = c->react_seglen;
+        d.u.term.ddp_hdr = c->react_hdr;
+    }
     queue_fpdu(c, &d, NULL, 0);
     c->term_sent = c->react_code ? c->react_code : 0xFF;
 }

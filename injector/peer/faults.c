@@ -136,6 +136,11 @@ static const fault_info faults[FAULT__COUNT] = {
                                "message (shows only in messages of more than one segment: a Responder's "
                                "echo of a segmented Send, an Initiator's --size beyond MULPDU)",
                                "(nothing: the receiver's MSN checks are its own business)"},
+    [FAULT_TERM_NO_HDR] = {"term-no-hdr", FAULT_ROLE_R, 0, "-", "-",
+                           "its TERMINATE for a bad received segment has M=0, D=0: no DDP Segment "
+                           "Length, no copied DDP header; breaks MPA-RCV-TERM-HDR (only a peer that "
+                           "sends a bad segment shows it)",
+                           "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

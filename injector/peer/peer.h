@@ -68,6 +68,7 @@ typedef enum peer_fault {
     FAULT_NO_DROP_AFTER_ERROR,
     FAULT_ALIGNED_ONLY,
     FAULT_MSN_PER_SEGMENT,
+    FAULT_TERM_NO_HDR,
     FAULT__COUNT
 } peer_fault;
 
