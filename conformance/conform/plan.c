@@ -157,8 +157,13 @@ int plan_write(const conf_tests *T, const char *path, char *err, size_t errlen)
         put_test(f, t);
     }
     fprintf(f, "\n%u tests.\n", n);
-    if (f != stdout && fclose(f)) {
-        snprintf(err, errlen, "%.300s: %s", path, strerror(errno));
+    /* A write that failed earlier leaves nothing for fclose to flush when
+     * the plan's size is a multiple of the buffer's: ask ferror too. */
+    int bad = ferror(f) ? EIO : 0;
+    if (f != stdout && fclose(f) && !bad)
+        bad = errno;
+    if (bad) {
+        snprintf(err, errlen, "%.300s: %s", path, strerror(bad));
         return -1;
     }
     return 0;

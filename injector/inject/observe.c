@@ -151,6 +151,21 @@ static void obs_fpdu(runner *R, const mpa_event *ev)
         put(o, F_LAYER, d->u.term.layer);
         put(o, F_ETYPE, d->u.term.etype);
         put(o, F_CODE, d->u.term.code);
+        const mpa_term *t = &d->u.term;
+        if (d->complete) {
+            put(o, F_TERM_M, t->m);
+            put(o, F_TERM_D, t->d);
+            put(o, F_TERM_R, t->r);
+            if (t->seglen_present)
+                put(o, F_TERM_SEGLEN, t->seglen);
+            if (t->has_ddp_hdr && t->ddp_hdr.tagged) {
+                put(o, F_TERM_STAG, t->ddp_hdr.stag);
+            } else if (t->has_ddp_hdr) {
+                put(o, F_TERM_QN, t->ddp_hdr.qn);
+                put(o, F_TERM_MSN, t->ddp_hdr.msn);
+                put(o, F_TERM_MO, t->ddp_hdr.mo);
+            }
+        }
     }
 }
 

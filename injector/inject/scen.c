@@ -82,6 +82,14 @@ static const field_info fields[F__COUNT] = {
     [F_LAYER] = {"layer", 2, 0, 15, NULL},
     [F_ETYPE] = {"etype", 2, 0, 15, NULL},
     [F_CODE] = {"code", 2, 0, 255, NULL},
+    [F_TERM_M] = {"term_m", 2, 0, 1, NULL},
+    [F_TERM_D] = {"term_d", 2, 0, 1, NULL},
+    [F_TERM_R] = {"term_r", 2, 0, 1, NULL},
+    [F_TERM_SEGLEN] = {"term_seglen", 2, 0, 65535, NULL},
+    [F_TERM_STAG] = {"term_stag", 2, 0, U32, NULL},
+    [F_TERM_QN] = {"term_qn", 2, 0, U32, NULL},
+    [F_TERM_MSN] = {"term_msn", 2, 0, U32, NULL},
+    [F_TERM_MO] = {"term_mo", 2, 0, U32, NULL},
 };
 
 const char *sc_field_name(sc_field f)

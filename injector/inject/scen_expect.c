@@ -130,12 +130,12 @@ static int parse_alt_body(pctx *c, const cJSON *j, const char *path, sc_alt *a)
             continue;
         }
         sc_field f = sp_field_by_name(m->string, scope);
-        if (f == F_NONE || (a->kind == SE_FPDU && (f == F_LAYER || f == F_ETYPE || f == F_CODE))) {
+        if (f == F_NONE || (a->kind == SE_FPDU && f >= F_LAYER)) {
             char list[600] = "";
             for (int k = 1; k < F__COUNT; k++) {
                 if (sp_field((sc_field)k)->scope != scope)
                     continue;
-                if (a->kind == SE_FPDU && (k == F_LAYER || k == F_ETYPE || k == F_CODE))
+                if (a->kind == SE_FPDU && k >= F_LAYER)
                     continue;
                 strncat(list, sp_field((sc_field)k)->name, sizeof list - strlen(list) - 3);
                 strncat(list, ", ", sizeof list - strlen(list) - 1);

@@ -47,6 +47,8 @@ static void react_now(conn *c)
 {
     if (c->reacted || c->react == RE_NONE)
         return;
+    if (c->react_seg && faulty(c, FAULT_NO_DROP_AFTER_ERROR))
+        return; /* the fault waits for the next Send, to deliver it */
     c->reacted = 1;
     if (c->phase == PH_CLOSING)
         return; /* already on the way out: nothing more is sent */
@@ -55,7 +57,10 @@ static void react_now(conn *c)
         /* A TERMINATE is an FPDU: only in Full Operation, and a
          * Responder only after an FPDU arrived (rule 4). */
         if (c->phase == PH_FULL && (c->role == MPA_ROLE_INITIATOR || c->fpdus_rx)) {
-            queue_term(c, c->react_code);
+            if (c->react_seg)
+                queue_term_seg(c);
+            else
+                queue_term(c, c->react_code);
             close_with(c, END_TERM_SENT);
         } else {
             close_with(c, c->phase == PH_FULL ? END_TERM_SENT : END_STARTUP);
@@ -155,6 +160,8 @@ int conn_init(conn *c, const peer_cfg *cfg, mpa_role role, const char *name, int
     c->role = role;
     c->fd = fd;
     c->msn[0] = c->msn[1] = c->msn[2] = 1; /* RFC 5041 5: MSNs start at 1 */
+    for (unsigned q = 0; q < 4; q++)
+        c->rx_msn[q] = 1; /* ... on the peer's queues too (RFC 5041 4.3) */
     snprintf(c->name, sizeof c->name, "%s", name);
     /* What the peer sends may wait (before our Reply) up to RX_HELD_MAX. */
     mpa_feeder_limits lim = {mpa_feeder_cost(1, RX_HELD_MAX), NULL, 0};
@@ -199,6 +206,7 @@ void conn_input(conn *c, const uint8_t *p, size_t n)
         c->rv_off = c->rx_end;
         c->rv_len = n;
     }
+    c->rx_read_off = c->rx_end;
     c->rx_end += n;
     if (mpa_feeder_data(c->feed, PEER, p, n, 1) != MPA_FEED_OK)
         local_error(c); /* more than RX_HELD_MAX waiting */

@@ -103,7 +103,6 @@ static void reaction(conn *c, mpa_finding_id id)
     case MPA_F_QRK_DDP_VERSION: /* DDP version 0 is not delivered either */
     case MPA_F_RDMAP_OPCODE:
     case MPA_F_RDMAP_TAGGED:
-    case MPA_F_DDP_QN:
     case MPA_F_RDMAP_ATOMIC:
         re = RE_TERM, code = 5;
         break;
@@ -123,6 +122,11 @@ static void reaction(conn *c, mpa_finding_id id)
             c->fault_done = 1;
             re = RE_TERM, code = 5;
         }
+        break;
+    /* A message on the wrong queue: judged with the header at hand
+     * (ddp_checks: an undefined QN is a DDP error, a defined one that
+     * does not suit the opcode is refused with code 5 as above). */
+    case MPA_F_DDP_QN:
         break;
     default:
         /* Sent-as-zero fields the receiver ignores (Res, marker
@@ -153,6 +157,116 @@ static size_t fpdu_ulpdu(const conn *c, const mpa_event *ev, uint8_t *dst, size_
     return mpa_fpdu_ulpdu_copy(p, &fpdu_tmp, dst, cap);
 }
 
+/* A Responder's echo of a received Send segment: same payload, MO, L. */
+static void echo_send(conn *c, const mpa_event *ev)
+{
+    const mpa_ev_fpdu *f = &ev->u.fpdu;
+    size_t got = fpdu_ulpdu(c, ev, ulp_in, sizeof ulp_in);
+    const uint8_t *pl = got == f->ulpdu_len ? ulp_in + f->ddp.need_len : NULL;
+    queue_send(c, pl, f->ddp.payload_len, f->ddp.hdr.mo, f->ddp.hdr.last, 0);
+}
+
+/* ---- receiver duties: DDP (RFC 5041 7.1) and RDMAP (RFC 5040 5.3) ---- */
+
+/* The largest message one of this end's untagged buffers holds. */
+#define RX_BUF_MAX (1u << 20)
+
+/* The TERMINATE for an error in segment f (RFC 5040 7.1 rule 2): sent
+ * once the events of this input are handled; whatever the peer sends
+ * after it is dropped (RFC 5041 7.1), as on_peer_fpdu returns once a
+ * reaction is set. */
+static void seg_error(conn *c, const mpa_ev_fpdu *f, unsigned layer, unsigned etype, unsigned code)
+{
+    c->react = RE_TERM;
+    c->react_seg = 1;
+    c->react_layer = (uint8_t)layer;
+    c->react_etype = (uint8_t)etype;
+    c->react_code = (uint8_t)code;
+    c->react_seglen = (uint16_t)f->ulpdu_len;
+    c->react_hdr = f->ddp.hdr;
+}
+
+/* DDP error types and codes (RFC 5041 7.2) and the RDMAP one used here
+ * (RFC 5040 4.8 figure 9). */
+enum {
+    DDP_ET_TAGGED = 1, DDP_ET_UNTAGGED = 2,
+    DDP_TC_INVALID_STAG = 0x00,
+    DDP_UC_INVALID_QN = 0x01, DDP_UC_NO_BUFFER = 0x02, DDP_UC_MSN_RANGE = 0x03, DDP_UC_INVALID_MO = 0x04,
+    DDP_UC_TOO_LONG = 0x05,
+    RDMAP_ET_PROTECTION = 1, RDMAP_C_CANNOT_INVALIDATE = 0x09,
+};
+
+/* The checks a segment passes before it is placed or delivered (DDP's,
+ * RFC 5041 7.1, then RDMAP's, RFC 5040 7.2); 1 when it failed one (the
+ * reaction is set).  This end advertises no STag: a tagged segment with
+ * data has an invalid STag, and so has the STag of a Send with
+ * Invalidate.  Its untagged queues hold one buffer each, of RX_BUF_MAX
+ * octets, posted again as soon as a message completes: the only MSN in
+ * range is the next one. */
+static int ddp_checks(conn *c, const mpa_ev_fpdu *f)
+{
+    const mpa_ddp_hdr *h = &f->ddp.hdr;
+    /* the DDP segment's payload: what follows the DDP header */
+    size_t plen = f->ulpdu_len - f->ddp.hdr_len;
+    if (faulty(c, FAULT_DDP_UNCHECKED))
+        return 0; /* the fault places and delivers whatever comes */
+    if (h->tagged) {
+        /* RFC 5041 7.1, tagged check 1 (zero-length segments, such as
+         * the write RTR, are not checked). */
+        if (plen && h->opcode == MPA_RDMAP_RDMA_WRITE) {
+            seg_error(c, f, MPA_TERM_LAYER_DDP, DDP_ET_TAGGED, DDP_TC_INVALID_STAG);
+            return 1;
+        }
+        return 0;
+    }
+    if (h->qn > 3 && plen) { /* RFC 5040 4.1, RFC 7306 4.1: queues 0 to 3 */
+        seg_error(c, f, MPA_TERM_LAYER_DDP, DDP_ET_UNTAGGED, DDP_UC_INVALID_QN);
+        return 1;
+    }
+    if (f->ddp_anomalies & MPA_DDP_AN_QN) {
+        /* a defined queue that does not suit the opcode (MPA-DDP-QN) */
+        c->react = RE_TERM;
+        c->react_code = 5;
+        return 1;
+    }
+    if (h->qn > 3)
+        return 0; /* zero-length: not checked, nothing delivered */
+    uint32_t want = c->rx_msn[h->qn];
+    if (h->msn != want && plen) {
+        /* below the next MSN: a message already taken (out of range);
+         * above it: no buffer is posted for it yet */
+        int ahead = (int32_t)(h->msn - want) > 0;
+        seg_error(c, f, MPA_TERM_LAYER_DDP, DDP_ET_UNTAGGED, ahead ? DDP_UC_NO_BUFFER : DDP_UC_MSN_RANGE);
+        return 1;
+    }
+    if (plen && h->mo >= RX_BUF_MAX) {
+        seg_error(c, f, MPA_TERM_LAYER_DDP, DDP_ET_UNTAGGED, DDP_UC_INVALID_MO);
+        return 1;
+    }
+    if ((uint64_t)h->mo + plen > RX_BUF_MAX) {
+        seg_error(c, f, MPA_TERM_LAYER_DDP, DDP_ET_UNTAGGED, DDP_UC_TOO_LONG);
+        return 1;
+    }
+    if (h->msn == want && h->last)
+        c->rx_msn[h->qn]++;
+    return 0;
+}
+
+static int seg_checks(conn *c, const mpa_ev_fpdu *f)
+{
+    const mpa_ddp_hdr *h = &f->ddp.hdr;
+    if (ddp_checks(c, f))
+        return 1;
+    /* RFC 5040 5.3: the STag of a Send with Invalidate must be one this
+     * end associated with the stream; it has none. */
+    if ((h->opcode == MPA_RDMAP_SEND_INVALIDATE || h->opcode == MPA_RDMAP_SEND_SE_INVALIDATE) &&
+        !faulty(c, FAULT_INV_UNCHECKED)) {
+        seg_error(c, f, MPA_TERM_LAYER_RDMAP, RDMAP_ET_PROTECTION, RDMAP_C_CANNOT_INVALIDATE);
+        return 1;
+    }
+    return 0;
+}
+
 static void on_peer_fpdu(conn *c, const mpa_event *ev)
 {
     const mpa_ev_fpdu *f = &ev->u.fpdu;
@@ -161,8 +275,23 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
     c->progress = 1;
     if (c->phase != PH_FULL || c->reacted)
         return; /* on the way out, or octets after a reject */
+    if (c->react_seg && c->role == MPA_ROLE_RESPONDER && faulty(c, FAULT_NO_DROP_AFTER_ERROR) &&
+        f->crc != MPA_CRC_BAD && f->ddp_status == MPA_OK &&
+        (dd->hdr.opcode == MPA_RDMAP_SEND || dd->hdr.opcode == MPA_RDMAP_SEND_SE)) {
+        /* RFC 5041 7.1 drops what follows a bad segment: the fault held
+         * its TERMINATE back (react_now) and delivers the next Send */
+        echo_send(c, ev);
+        c->fault_done = 1;
+        return;
+    }
     if (f->crc == MPA_CRC_BAD || f->ddp_status != MPA_OK)
         return; /* the finding set the reaction; a note-level runt is dropped */
+    if (faulty(c, FAULT_ALIGNED_ONLY) && ev->off < c->rx_read_off) {
+        /* RFC 5044 A.4: a receiver may not depend on FPDU alignment; the
+         * fault drops an FPDU that began in an earlier read */
+        c->fault_done = 1;
+        return;
+    }
     if (dd->hdr.opcode == MPA_RDMAP_TERMINATE) {
         /* The peer ends the connection: close, whatever else it broke
          * on the way (no TERMINATE answers a TERMINATE). */
@@ -178,7 +307,7 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
             c->react_code = 5;
         }
     }
-    if (c->react != RE_NONE)
+    if (c->react != RE_NONE || seg_checks(c, f))
         return;
     int first = !c->got_fpdu;
     c->got_fpdu = 1;
@@ -200,9 +329,7 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
     case MPA_RDMAP_SEND_SE:
     case MPA_RDMAP_SEND_SE_INVALIDATE:
         if (c->role == MPA_ROLE_RESPONDER) {
-            size_t got = fpdu_ulpdu(c, ev, ulp_in, sizeof ulp_in);
-            const uint8_t *pl = got == f->ulpdu_len ? ulp_in + dd->need_len : NULL;
-            queue_send(c, pl, dd->payload_len, dd->hdr.mo, dd->hdr.last, 0);
+            echo_send(c, ev);
         } else {
             /* An echo of our Send number echoes_done: check the octets
              * the engine kept (the first 128 of the ULPDU). */

@@ -216,6 +216,8 @@ void queue_send(conn *c, const uint8_t *payload, size_t plen, uint32_t mo, int l
                 seg[i] = pattern(k, mo + off + i);
         queue_fpdu(c, &d, payload ? payload + off : seg, n);
         off += n;
+        if (!l && faulty(c, FAULT_MSN_PER_SEGMENT))
+            c->msn[0]++; /* RFC 5041 4.3: a message keeps one MSN; not here */
     } while (off < plen);
     if (last)
         c->msn[0]++;
@@ -239,6 +241,27 @@ void queue_term(conn *c, unsigned code)
     d.u.term.code = (uint8_t)code;
     queue_fpdu(c, &d, NULL, 0);
     c->term_sent = (uint8_t)code;
+}
+
+void queue_term_seg(conn *c)
+{
+    mpa_ddp d;
+    ddp_untagged(&d, MPA_RDMAP_TERMINATE, MPA_QN_TERMINATE, c->msn[2]++, 0, 1);
+    d.u.term.layer = c->react_layer;
+    d.u.term.etype = c->react_etype;
+    d.u.term.code = c->react_code;
+    /* RFC 5040 4.8 figure 10: a DDP error, or an RDMAP error on an
+     * incoming message, carries the segment's length and DDP header. */
+    if (faulty(c, FAULT_TERM_NO_HDR)) {
+        c->fault_done = 1; /* M=0, D=0: nothing copied */
+    } else {
+        d.u.term.m = 1;
+        d.u.term.d = 1;
+        d.u.term.seglen = c->react_seglen;
+        d.u.term.ddp_hdr = c->react_hdr;
+    }
+    queue_fpdu(c, &d, NULL, 0);
+    c->term_sent = c->react_code ? c->react_code : 0xFF;
 }
 
 void queue_rtr(conn *c, unsigned kind)

@@ -33,6 +33,9 @@ void queue_frame(conn *c, const mpa_frame_enc *e);
  * pattern), cut to MULPDU; mo is its first Message Offset, last its L. */
 void queue_send(conn *c, const uint8_t *payload, size_t plen, uint32_t mo, int last, unsigned long k);
 void queue_term(conn *c, unsigned code);
+/* The TERMINATE for an error in a received segment: c->react_layer,
+ * react_etype, react_code, the segment's length and DDP header copied. */
+void queue_term_seg(conn *c);
 void queue_rtr(conn *c, unsigned kind);
 /* The RDMA Read Response to rq (RFC 5040 4.5), or the reaction to one
  * too large. */

@@ -107,6 +107,40 @@ static const fault_info faults[FAULT__COUNT] = {
                                "it were not yet in Full Operation; breaks MPA-STA-RESP-FULL-OP, which "
                                "needs this end's local state: libmpa cannot judge it",
                                "gets no echo of its first Send"},
+    [FAULT_DDP_UNCHECKED] = {"ddp-unchecked", FAULT_ROLE_R, 0, "-", "-",
+                             "places and delivers every DDP segment without the receive checks of "
+                             "RFC 5041 7.1 (undefined QN, MSN out of range, MO out of the buffer, an "
+                             "RDMA Write to an STag it never advertised); breaks MPA-RCV-DDP-UNTAGGED and "
+                             "MPA-RCV-DDP-TAGGED, which need local state (only a peer that sends such "
+                             "a segment shows it)",
+                             "(the other end is the faulty one here)"},
+    [FAULT_INV_UNCHECKED] = {"inv-unchecked", FAULT_ROLE_R, 0, "-", "-",
+                             "delivers a Send with Invalidate whose STag it cannot invalidate (it "
+                             "advertises none) instead of refusing it; breaks MPA-RCV-INVALIDATE "
+                             "(only a peer that sends one shows it)",
+                             "(the other end is the faulty one here)"},
+    [FAULT_NO_DROP_AFTER_ERROR] = {"no-drop-after-error", FAULT_ROLE_R, 0, "-", "-",
+                                   "after a segment that fails the receive checks it holds its TERMINATE back "
+                                   "until the next Send and delivers (echoes) that first; breaks "
+                                   "MPA-RCV-DROP-AFTER (only a peer that sends a bad segment shows it)",
+                                   "(the other end is the faulty one here)"},
+    [FAULT_ALIGNED_ONLY] = {"aligned-only", FAULT_ROLE_R, 0, "-", "-",
+                            "drops, without a word, the first FPDU that did not arrive in one read (it "
+                            "began in an earlier TCP segment), as a receiver that depends on FPDU "
+                            "alignment; breaks MPA-RCV-UNALIGNED (only a peer that splits an FPDU "
+                            "shows it)",
+                            "gets no answer to that FPDU"},
+    [FAULT_MSN_PER_SEGMENT] = {"msn-per-segment", FAULT_ROLE_I | FAULT_ROLE_R, 0, "MPA-DDP-MSN-SAME",
+                               "MPA-DDP-MSN-SAME",
+                               "gives every DDP segment of a Send message a new MSN, not only every "
+                               "message (shows only in messages of more than one segment: a Responder's "
+                               "echo of a segmented Send, an Initiator's --size beyond MULPDU)",
+                               "(nothing: the receiver's MSN checks are its own business)"},
+    [FAULT_TERM_NO_HDR] = {"term-no-hdr", FAULT_ROLE_R, 0, "-", "-",
+                           "its TERMINATE for a bad received segment has M=0, D=0: no DDP Segment "
+                           "Length, no copied DDP header; breaks MPA-RCV-TERM-HDR (only a peer that "
+                           "sends a bad segment shows it)",
+                           "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

@@ -63,6 +63,12 @@ typedef enum peer_fault {
     FAULT_TERM_RV0,
     FAULT_READ_NOT_LAST,
     FAULT_DROP_FIRST_FPDU,
+    FAULT_DDP_UNCHECKED,
+    FAULT_INV_UNCHECKED,
+    FAULT_NO_DROP_AFTER_ERROR,
+    FAULT_ALIGNED_ONLY,
+    FAULT_MSN_PER_SEGMENT,
+    FAULT_TERM_NO_HDR,
     FAULT__COUNT
 } peer_fault;
 
@@ -186,6 +192,13 @@ typedef struct conn {
     /* reactions */
     uint8_t react;        /* RE_* */
     uint8_t react_code;   /* TERMINATE code for RE_TERM */
+    /* A TERMINATE for an error in a received DDP segment (RFC 5041 7.1,
+     * RFC 5040 5.3, 7.1 rule 2), when react_seg: its layer and EType,
+     * with the segment's length and DDP header copied (M=1, D=1);
+     * otherwise react_code is an LLP/MPA code. */
+    uint8_t react_seg, react_layer, react_etype;
+    uint16_t react_seglen;
+    mpa_ddp_hdr react_hdr;
     uint8_t reacted;      /* the reaction was carried out */
     uint8_t term_sent, term_rcvd; /* codes (0 none) */
     uint8_t fault_done;   /* the fault was applied */
@@ -204,6 +217,9 @@ typedef struct conn {
     unsigned long bad_echo; /* echoes whose octets differ from what was sent */
     unsigned long reads_left;
     uint64_t fpdus_tx, fpdus_rx;
+    /* the peer's untagged queues 0-3 (RFC 5041 7.1): the MSN of the
+     * message the one buffer this end posts on each takes next */
+    uint32_t rx_msn[4];
 
     /* findings, by id: about the peer and about this end */
     uint64_t f_peer[FSET_WORDS], f_self[FSET_WORDS];
@@ -224,6 +240,7 @@ typedef struct conn {
     pbuf rx;
     uint64_t rx_off;      /* stream offset of rx.p[0] */
     uint64_t rx_end;      /* octets of the peer received (all given to the feeder) */
+    uint64_t rx_read_off; /* stream offset of the first octet of the latest read */
     uint64_t rx_fpdu_start; /* where the peer's next FPDU starts */
     const uint8_t *rv;    /* the octets at stream offset rv_off: rx, or the
                              caller's during conn_input */

@@ -78,9 +78,9 @@ while IFS=$'\t' read -r name roles idi idr what; do
         ko "fault $name: $man has '$row', --list-faults '$want'"
     fi
 done <$tmp/faults
-[ $nf = 23 ] && ok || ko "--list-faults lists $nf faults, expected 23"
+[ $nf = 29 ] && ok || ko "--list-faults lists $nf faults, expected 29"
 nrows=$(grep -c '	' $tmp/mantable)
-[ "$nrows" = 24 ] && ok || ko "$man's fault table has $((nrows - 1)) rows, expected 23"
+[ "$nrows" = 30 ] && ok || ko "$man's fault table has $((nrows - 1)) rows, expected 29"
 
 # Usage errors: exit status 2 and a message.
 usage() {
@@ -390,6 +390,8 @@ fcase term-5-i            term-5              initiator  "--enhanced"           
 fcase term-5-r            term-5              responder  "--enhanced --fault term-5"         "--enhanced --send 1"                              responder:5  '*' 3 '*' peer-terminated
 fcase term-6              term-6              initiator  "--enhanced"                        "--enhanced --send 1 --fault term-6"               initiator:6  3 '*' peer-terminated '*'
 fcase term-7              term-7              initiator  "--enhanced"                        "--p2p --send 1 --fault term-7"                    initiator:7  1 '*' peer-terminated '*'
+fcase msn-per-segment-i   msn-per-segment     initiator  ""                                  "--send 1 --size 100000 --fault msn-per-segment"   responder:2  1 '*' terminated '*'
+fcase msn-per-segment-r   msn-per-segment     responder  "--fault msn-per-segment"           "--send 1 --size 100000"                           initiator:2  '*' 1 '*' terminated
 
 # Run the queue JOBS at a time; each case leaves its verdicts in its result file.
 running=()
