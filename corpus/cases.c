@@ -1012,6 +1012,35 @@ static void case_rdmap_read_short(cs_scen *s)
     cs_close_both(s);
 }
 
+/* RFC 5040 6.1, RFC 6581 9.1: Read Requests outstanding against the
+ * negotiated ORD/IRD.  The Initiator offers IRD 4 and ORD 2; the
+ * Responder answers IRD 2 and ORD 1.  Both keep within their bounds
+ * (clean-read-ord), or each sends one Request too many (rdmap-read-ord). */
+static void read_ord_run(cs_scen *s, int over)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 0, 0, 0, 0, 4, 2), cs_enh(cs_rep(0, 1), 0, 0, 0, 0, 2, 1));
+    unsigned mi = 1, mr = 1;
+    for (unsigned k = 0; k < 2 + (unsigned)over; k++) /* Responder IRD 2 */
+        cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, mi++, 64));
+    for (unsigned k = 0; k < 1 + (unsigned)over; k++) /* Responder ORD 1 */
+        cs_fpdu(s, D1, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, mr++, 32));
+    for (unsigned k = 0; k < 2 + (unsigned)over; k++)
+        read_resp(s, D1, 0x1000, 0x2000, 1, 64);
+    for (unsigned k = 0; k < 1 + (unsigned)over; k++)
+        read_resp(s, D0, 0x1000, 0x2000, 1, 32);
+    /* Answered: the next ones fit again. */
+    cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, mi++, 64));
+    cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, mi++, 64));
+    cs_fpdu(s, D1, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, mr++, 32));
+    read_resp(s, D1, 0x1000, 0x2000, 1, 64);
+    read_resp(s, D1, 0x1000, 0x2000, 1, 64);
+    read_resp(s, D0, 0x1000, 0x2000, 1, 32);
+    cs_close_both(s);
+}
+
+static void case_clean_read_ord(cs_scen *s) { read_ord_run(s, 0); }
+static void case_rdmap_read_ord(cs_scen *s) { read_ord_run(s, 1); }
+
 static void case_qrk_read_le(cs_scen *s)
 {
     cs_start_plain(s, 0, 1);
@@ -1742,6 +1771,10 @@ const cs_case cs_cases[] = {
      "MPA-RDMAP-READ-MATCH"},
     {"rdmap-read-short", "Read Response ends 32 octets short (RFC 5040 4.4)", case_rdmap_read_short,
      "MPA-RDMAP-READ-MATCH"},
+    {"clean-read-ord", "Read Requests within the negotiated ORD/IRD (RFC 5040 6.1, RFC 6581 9.1)",
+     case_clean_read_ord, ""},
+    {"rdmap-read-ord", "one Read Request over the Responder's IRD, one over its ORD (RFC 5040 6.1, RFC 6581 9.1)",
+     case_rdmap_read_ord, "MPA-RDMAP-READ-ORD"},
     {"qrk-read-le", "Read Request fields little-endian (2008 stack)", case_qrk_read_le, "MPA-QRK-READ-LE"},
     {"qrk-rtr-stag0", "zero-length read RTR with STag 0", case_qrk_rtr_stag0, "MPA-QRK-RTR-STAG0"},
     {"ddp-versions", "DV 2, RV 3 in three FPDUs (RFC 5041 4.1, RFC 5040 4.1)", case_ddp_versions,

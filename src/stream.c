@@ -40,10 +40,12 @@ typedef struct read_q {
         uint64_t to;
         uint32_t got; /* octets answered so far */
         uint64_t off; /* where the Request is in its direction */
+        uint8_t rtr;  /* the negotiated read RTR (RFC 6581 9.1: not under ORD) */
     } q[RQ_N];
     uint8_t head, n;
     uint8_t le;       /* MPA-QRK-READ-LE recognised: fields are read swapped */
     uint8_t off;      /* judging stopped (a finding was made, or evidence lost) */
+    uint8_t ord_said; /* MPA-RDMAP-READ-ORD said (once per direction) */
     uint32_t dropped; /* Requests past RQ_N not yet answered */
 } read_q;
 
@@ -1188,7 +1190,37 @@ static void check_terminate(S *s, int dir, uint64_t off, mpa_ev_fpdu *e)
         check_copy_rreq(s, dir, off, &e->ddp.u.term.rreq);
 }
 
-static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *r)
+/* RFC 5040 6.1, RFC 6581 9.1: no more Read Requests outstanding than
+ * negotiated in the enhanced startup frames: the Initiator's ORD at most
+ * the Responder's IRD, the Responder's ORD at most the Initiator's IRD
+ * (0x3FFF leaves a bound to the ULPs).  The negotiated read RTR counts
+ * against the peer's IRD only (RFC 6581 9.1 raises the IRD for it, and
+ * MPA-ENH-RTR-READ-IRD judges it alone).  Not judged once the queue
+ * stopped (a Request or Response may be unseen); said once per direction. */
+static void check_read_ord(S *s, int dir, uint64_t off, int rtr)
+{
+    const dirst *me = &s->d[dir], *peer = &s->d[!dir];
+    read_q *q = &s->d[dir].rq;
+    if (rtr || !s->enh || s->rejected || s->init_dir < 0 || s->midstream || s->startup_lost ||
+        !me->fr.has_enh || !peer->fr.has_enh || q->off || q->ord_said || s->d[0].st.gap_octets ||
+        s->d[1].st.gap_octets)
+        return;
+    uint32_t ord = me->fr.enh.ord, ird = peer->fr.enh.ird, rtrs = 0;
+    for (unsigned k = 0; k < q->n; k++)
+        rtrs += q->q[(q->head + k) % RQ_N].rtr;
+    uint64_t open = (uint64_t)q->n + q->dropped;
+    int over_ord = ord != 0x3FFFu && open - rtrs > ord;
+    int over_ird = ird != 0x3FFFu && open > ird;
+    if (!over_ord && !over_ird)
+        return;
+    q->ord_said = 1;
+    int init = dir == s->init_dir;
+    finding(s, dir, off, MPA_F_RDMAP_READ_ORD, "%llu Read Requests outstanding%s; %s ORD %u, %s IRD %u",
+            (unsigned long long)open, rtrs ? " (one the read RTR)" : "", init ? "Initiator" : "Responder", ord,
+            init ? "Responder" : "Initiator", ird);
+}
+
+static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *r, int rtr)
 {
     dirst *d = &s->d[dir];
     d->rr_stag[d->rr_pos][0] = r->sink_stag;
@@ -1198,6 +1230,7 @@ static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *
     read_q *q = &d->rq;
     if (q->n == RQ_N) {
         q->dropped++;
+        check_read_ord(s, dir, off, rtr);
         return;
     }
     unsigned i = (q->head + q->n) % RQ_N;
@@ -1206,7 +1239,9 @@ static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *
     q->q[i].size = r->size;
     q->q[i].got = 0;
     q->q[i].off = off;
+    q->q[i].rtr = (uint8_t)rtr;
     q->n++;
+    check_read_ord(s, dir, off, rtr);
 }
 
 static int resp_fits(const mpa_ddp_hdr *h, uint32_t len, uint32_t stag, uint64_t to, uint32_t size, uint32_t got)
@@ -2107,7 +2142,8 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE)
         check_terminate(s, dir, foff, e);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_READ_REQUEST && !e->ddp.hdr.tagged)
-        read_req_sent(s, dir, foff, &e->ddp.u.rreq);
+        read_req_sent(s, dir, foff, &e->ddp.u.rreq,
+                      s->rtr_expected && dir == s->init_dir && index == 0 && e->rtr == MPA_RTR_READ);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_READ_RESPONSE && e->ddp.hdr.tagged)
         check_read_resp(s, dir, foff, e);
     if (e->ddp.hdr_len && e->ddp.seen_len >= e->ddp.hdr_len)

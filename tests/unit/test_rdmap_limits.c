@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * RDMAP rules on what is outstanding (src/stream.c): Read Requests
+ * against the ORD/IRD of the enhanced startup (MPA-RDMAP-READ-ORD,
+ * RFC 5040 6.1, RFC 6581 9.1).  Each said once per direction; nothing
+ * judged when the bounds are unknown or a hole may hide a Response.
+ */
+#include "corpus.h"
+#include "t.h"
+
+static uint8_t ul[8192];
+
+static void rreq(cs_scen *s, int dir, uint32_t msn, uint32_t size)
+{
+    cs_fpdu(s, dir, ul, cs_ul_read_req(ul, sizeof ul, msn, size));
+}
+
+static void rresp(cs_scen *s, int dir, size_t len)
+{
+    mpa_ddp d = cs_ul_tagged(MPA_RDMAP_READ_RESPONSE, 0x1000, 0x2000);
+    d.hdr.last = 1;
+    cs_fpdu(s, dir, ul, cs_ul_build(&d, len, ul, sizeof ul));
+}
+
+/* Runs s whole and octet by octet: want findings of id, and none of
+ * MPA-RDMAP-READ-MATCH (the scenarios answer every Request right). */
+static void expect(const char *what, cs_scen *s, mpa_finding_id id, unsigned want)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        cs_split sp = {mode, 0, 0};
+        cs_log l = cs_run(s, sp);
+        T_CHECK(l.count[id] == want, "%s (split %d): %u of %s, expected %u", what, mode, l.count[id],
+                mpa_rule_get(id)->id, want);
+        T_CHECK(l.count[MPA_F_RDMAP_READ_MATCH] == 0, "%s (split %d): %u READ-MATCH", what, mode,
+                l.count[MPA_F_RDMAP_READ_MATCH]);
+        cs_log_free(&l);
+    }
+    cs_free(s);
+}
+
+/* Initiator IRD iird ORD iord, Responder IRD rird ORD rord, no RTR. */
+static void start(cs_scen *s, unsigned iird, unsigned iord, unsigned rird, unsigned rord)
+{
+    cs_init(s);
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 0, 0, 0, 0, iird, iord), cs_enh(cs_rep(0, 1), 0, 0, 0, 0, rird, rord));
+}
+
+/* n Read Requests of dir, then their Responses. */
+static void burst(cs_scen *s, int dir, uint32_t *msn, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++)
+        rreq(s, dir, (*msn)++, 16);
+    for (unsigned k = 0; k < n; k++)
+        rresp(s, !dir, 16);
+}
+
+static void test_read_ord(void)
+{
+    cs_scen s;
+    uint32_t m0 = 1, m1 = 1;
+
+    /* At the bounds, again and again: nothing. */
+    start(&s, 3, 2, 2, 3);
+    burst(&s, 0, &m0, 2);
+    burst(&s, 1, &m1, 3);
+    burst(&s, 0, &m0, 2);
+    cs_close_both(&s);
+    expect("at the bounds", &s, MPA_F_RDMAP_READ_ORD, 0);
+
+    /* Over the Responder's IRD (the Initiator's ORD is larger): once,
+     * however many more follow. */
+    m0 = 1;
+    start(&s, 3, 8, 2, 3);
+    burst(&s, 0, &m0, 5);
+    burst(&s, 0, &m0, 4);
+    cs_close_both(&s);
+    expect("over the peer's IRD", &s, MPA_F_RDMAP_READ_ORD, 1);
+
+    /* Over the Responder's own ORD (the Initiator's IRD is larger). */
+    m1 = 1;
+    start(&s, 8, 2, 2, 1);
+    burst(&s, 1, &m1, 2);
+    cs_close_both(&s);
+    expect("over its own ORD", &s, MPA_F_RDMAP_READ_ORD, 1);
+
+    /* Both sides over: one each. */
+    m0 = m1 = 1;
+    start(&s, 1, 1, 1, 1);
+    burst(&s, 0, &m0, 2);
+    burst(&s, 1, &m1, 2);
+    cs_close_both(&s);
+    expect("both over", &s, MPA_F_RDMAP_READ_ORD, 2);
+
+    /* 0x3FFF: the ULPs negotiate, no bound is known. */
+    m0 = m1 = 1;
+    start(&s, 0x3FFF, 0x3FFF, 0x3FFF, 0x3FFF);
+    burst(&s, 0, &m0, 12);
+    burst(&s, 1, &m1, 12);
+    cs_close_both(&s);
+    expect("0x3FFF", &s, MPA_F_RDMAP_READ_ORD, 0);
+
+    /* 0x3FFF on one value: the other still bounds. */
+    m0 = 1;
+    start(&s, 4, 0x3FFF, 2, 4);
+    burst(&s, 0, &m0, 3);
+    cs_close_both(&s);
+    expect("ORD 0x3FFF, IRD 2", &s, MPA_F_RDMAP_READ_ORD, 1);
+
+    /* Past the engine's queue (8): still counted. */
+    m0 = 1;
+    start(&s, 4, 10, 10, 4);
+    burst(&s, 0, &m0, 10);
+    burst(&s, 0, &m0, 11);
+    cs_close_both(&s);
+    expect("past the queue", &s, MPA_F_RDMAP_READ_ORD, 1);
+
+    /* A Rev 1 startup tells no bound. */
+    m0 = 1;
+    cs_init(&s);
+    cs_start_plain(&s, 0, 1);
+    burst(&s, 0, &m0, 12);
+    cs_close_both(&s);
+    expect("Rev 1", &s, MPA_F_RDMAP_READ_ORD, 0);
+
+    /* A lost segment may have been a Response: not judged after it. */
+    m0 = 1;
+    start(&s, 2, 2, 2, 2);
+    burst(&s, 0, &m0, 2);
+    rreq(&s, 0, m0++, 16);
+    rresp(&s, 1, 16);
+    cs_lose_last(&s);
+    rreq(&s, 0, m0++, 16);
+    rreq(&s, 0, m0++, 16);
+    cs_close_both(&s);
+    expect("after a hole", &s, MPA_F_RDMAP_READ_ORD, 0);
+}
+
+/* RFC 6581 9.1: with Initiator ORD 0 the Responder may set IRD 1 for the
+ * zero-length read RTR: the RTR counts against that IRD only. */
+static void test_read_rtr(void)
+{
+    cs_scen s;
+    uint32_t m0 = 1;
+    cs_init(&s);
+    cs_start_enh(&s, cs_enh(cs_req(0, 1), 1, 0, 0, 1, 1, 0), cs_enh(cs_rep(0, 1), 1, 0, 0, 1, 1, 1));
+    rreq(&s, 0, m0++, 0);
+    rresp(&s, 1, 0);
+    cs_close_both(&s);
+    expect("read RTR, ORD 0", &s, MPA_F_RDMAP_READ_ORD, 0);
+
+    /* A second Read while the RTR is unanswered: over the IRD of 1. */
+    m0 = 1;
+    cs_init(&s);
+    cs_start_enh(&s, cs_enh(cs_req(0, 1), 1, 0, 0, 1, 1, 4), cs_enh(cs_rep(0, 1), 1, 0, 0, 1, 1, 1));
+    rreq(&s, 0, m0++, 0);
+    rreq(&s, 0, m0++, 16);
+    rresp(&s, 1, 0);
+    rresp(&s, 1, 16);
+    cs_close_both(&s);
+    expect("Read beside the RTR", &s, MPA_F_RDMAP_READ_ORD, 1);
+}
+
+int main(void)
+{
+    t_name = "rdmap_limits";
+    test_read_ord();
+    test_read_rtr();
+    return t_done();
+}
