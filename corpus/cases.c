@@ -1445,6 +1445,32 @@ static void case_rdmap_atomic_resp(cs_scen *s)
     cs_close_both(s);
 }
 
+/* RFC 7306 5.1.1, 5.1.2, 8.2: an Atomic Request at a Remote Tagged
+ * Offset that is not 8-octet aligned is not performed.  Two Requests, at
+ * 0x2000 and 0x2004: the Responder answers the second with a TERMINATE
+ * (RDMAP Remote Operation Error, catastrophic error localized to the
+ * RDMAP Stream, its DDP header copied) in clean-atomic-align, with an
+ * Atomic Response in rdmap-atomic-align. */
+static void atomic_align_run(cs_scen *s, int answered)
+{
+    cs_start_plain(s, 0, 0);
+    ul_send(s, D0, atomic_req(1, MPA_ATOMIC_FETCH_ADD, 1, 0x2000, 1), 0);
+    mpa_ddp bad = atomic_req(2, MPA_ATOMIC_CMP_SWAP, 2, 0x2004, 5);
+    size_t n = cs_ul_build(&bad, 0, g_ul, sizeof g_ul);
+    cs_fpdu(s, D0, g_ul, n);
+    ul_send(s, D1, atomic_resp(1, 1, 0), 0);
+    if (answered) {
+        ul_send(s, D1, atomic_resp(2, 2, 0), 0);
+    } else {
+        mpa_ddp t = term_copying(0, 2, 7, &bad.hdr, (unsigned)n);
+        ul_send(s, D1, t, 0);
+    }
+    cs_close_both(s);
+}
+
+static void case_clean_atomic_align(cs_scen *s) { atomic_align_run(s, 0); }
+static void case_rdmap_atomic_align(cs_scen *s) { atomic_align_run(s, 1); }
+
 /* ---- the capture itself: holes and mid-stream starts ------------------ */
 
 /* One segment of each direction lost (the peer got it; the capture did
@@ -1830,6 +1856,10 @@ const cs_case cs_cases[] = {
      case_rdmap_atomic_resp, "MPA-RDMAP-ATOMIC-RESP"},
     {"rdmap-atomic-unused", "FetchAdd with Compare Mask 0 (RFC 7306 5.2.1)", case_rdmap_atomic_unused,
      "MPA-RDMAP-ATOMIC-UNUSED"},
+    {"clean-atomic-align", "an Atomic Request at TO 0x2004 answered with a TERMINATE (RFC 7306 8.2)",
+     case_clean_atomic_align, ""},
+    {"rdmap-atomic-align", "an Atomic Request at TO 0x2004 answered with an Atomic Response (RFC 7306 5.1.2, 8.2)",
+     case_rdmap_atomic_align, "MPA-RDMAP-ATOMIC-ALIGN"},
     {"cap-hole", "a lost segment each way (RFC 5044 4.3)", case_cap_hole, "MPA-CAP-HOLE MPA-CAP-RESYNC"},
     {"cap-not-judged", "the Initiator's first FPDU lost: the Responder's first FPDU not judged (RFC 5044 7.1.2)",
      case_cap_not_judged, "MPA-CAP-HOLE MPA-CAP-NOT-JUDGED MPA-CAP-RESYNC"},

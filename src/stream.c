@@ -961,13 +961,15 @@ static void check_atomic(S *s, int dir, uint64_t off, const mpa_ddp *dd)
     if (s->midstream || !dd->complete)
         return; /* Requests before the capture began are unknown */
     if (dd->hdr.opcode == MPA_RDMAP_ATOMIC_REQUEST) {
-        atomicq_push(&s->d[dir].aq, dd->u.atomic_req.req_id);
+        /* RFC 7306 5.1.1, 5.1.2, 8.2: a misaligned one gets a TERMINATE */
+        atomicq_push_flag(&s->d[dir].aq, dd->u.atomic_req.req_id, (dd->u.atomic_req.to & 7u) != 0);
         return;
     }
     if (dd->hdr.opcode != MPA_RDMAP_ATOMIC_RESPONSE)
         return;
     uint32_t id = dd->u.atomic_resp.orig_req_id, old = 0;
-    switch (atomicq_answer(&s->d[!dir].aq, id, &old)) {
+    atomicq *q = &s->d[!dir].aq;
+    switch (atomicq_answer(q, id, &old)) {
     case ATOMICQ_OK:
     case ATOMICQ_NOT_JUDGED:
         break;
@@ -984,6 +986,9 @@ static void check_atomic(S *s, int dir, uint64_t off, const mpa_ddp *dd)
                 "Original Request Identifier %u, no outstanding Request has it (oldest %u)", id, old);
         break;
     }
+    if (q->last_flag)
+        finding(s, dir, off, MPA_F_RDMAP_ATOMIC_ALIGN,
+                "Atomic Response to Request %u, whose Remote Tagged Offset is not 8-octet aligned", id);
 }
 
 /* ---- TERMINATE plausibility (term.h), RDMA Read matching ------------ */

@@ -2,8 +2,10 @@
 /*
  * RDMAP rules on what is outstanding (src/stream.c): Read Requests
  * against the ORD/IRD of the enhanced startup (MPA-RDMAP-READ-ORD,
- * RFC 5040 6.1, RFC 6581 9.1).  Each said once per direction; nothing
- * judged when the bounds are unknown or a hole may hide a Response.
+ * RFC 5040 6.1, RFC 6581 9.1), once per direction; Atomic Responses to
+ * Requests at a misaligned Remote Tagged Offset (MPA-RDMAP-ATOMIC-ALIGN,
+ * RFC 7306 8.2).  Nothing judged when the bounds are unknown or a hole
+ * may hide a Request or Response.
  */
 #include "corpus.h"
 #include "t.h"
@@ -160,10 +162,86 @@ static void test_read_rtr(void)
     expect("Read beside the RTR", &s, MPA_F_RDMAP_READ_ORD, 1);
 }
 
+static void atomic(cs_scen *s, int dir, uint32_t msn, uint32_t id, uint64_t to)
+{
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, MPA_QN_READ_REQUEST, msn);
+    d.u.atomic_req.aop = MPA_ATOMIC_FETCH_ADD;
+    d.u.atomic_req.req_id = id;
+    d.u.atomic_req.stag = 0x1234;
+    d.u.atomic_req.to = to;
+    d.u.atomic_req.compare_mask = UINT64_MAX;
+    cs_fpdu(s, dir, ul, cs_ul_build(&d, 0, ul, sizeof ul));
+}
+
+static void atomic_resp(cs_scen *s, int dir, uint32_t msn, uint32_t id)
+{
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_RESPONSE, MPA_QN_ATOMIC_RESP, msn);
+    d.u.atomic_resp.orig_req_id = id;
+    cs_fpdu(s, dir, ul, cs_ul_build(&d, 0, ul, sizeof ul));
+}
+
+static void test_atomic_align(void)
+{
+    cs_scen s;
+    /* Aligned, answered: nothing. */
+    cs_init(&s);
+    cs_start_plain(&s, 0, 0);
+    atomic(&s, 0, 1, 1, 0x2000);
+    atomic(&s, 0, 2, 2, 0x10008);
+    atomic_resp(&s, 1, 1, 1);
+    atomic_resp(&s, 1, 2, 2);
+    cs_close_both(&s);
+    expect("aligned", &s, MPA_F_RDMAP_ATOMIC_ALIGN, 0);
+
+    /* Each misaligned one answered is a fault of its own; the Requests
+     * of the other direction are apart. */
+    cs_init(&s);
+    cs_start_plain(&s, 0, 0);
+    atomic(&s, 0, 1, 1, 0x2004);
+    atomic(&s, 0, 2, 2, 0x2008);
+    atomic(&s, 0, 3, 3, 0x2001);
+    atomic(&s, 1, 1, 1, 0x3000);
+    atomic_resp(&s, 1, 1, 1);
+    atomic_resp(&s, 1, 2, 2);
+    atomic_resp(&s, 1, 3, 3);
+    atomic_resp(&s, 0, 1, 1);
+    cs_close_both(&s);
+    expect("misaligned answered", &s, MPA_F_RDMAP_ATOMIC_ALIGN, 2);
+
+    /* Answered out of order (MPA-RDMAP-ATOMIC-RESP): still the Request's
+     * own alignment that counts. */
+    cs_init(&s);
+    cs_start_plain(&s, 0, 0);
+    atomic(&s, 0, 1, 1, 0x2000);
+    atomic(&s, 0, 2, 2, 0x2002);
+    atomic_resp(&s, 1, 1, 2);
+    cs_close_both(&s);
+    expect("skipping", &s, MPA_F_RDMAP_ATOMIC_ALIGN, 1);
+
+    /* Answered with a TERMINATE: right. */
+    cs_init(&s);
+    cs_start_plain(&s, 0, 0);
+    atomic(&s, 0, 1, 1, 0x2004);
+    cs_fpdu(&s, 1, ul, cs_ul_term(ul, sizeof ul, 0, 2, 7));
+    cs_close_both(&s);
+    expect("TERMINATE", &s, MPA_F_RDMAP_ATOMIC_ALIGN, 0);
+
+    /* A hole: what a Response answers is unknown. */
+    cs_init(&s);
+    cs_start_plain(&s, 0, 0);
+    atomic(&s, 0, 1, 1, 0x2000);
+    cs_lose_last(&s);
+    atomic(&s, 0, 2, 2, 0x2004);
+    atomic_resp(&s, 1, 1, 2);
+    cs_close_both(&s);
+    expect("after a hole", &s, MPA_F_RDMAP_ATOMIC_ALIGN, 0);
+}
+
 int main(void)
 {
     t_name = "rdmap_limits";
     test_read_ord();
     test_read_rtr();
+    test_atomic_align();
     return t_done();
 }
