@@ -841,6 +841,28 @@ static void case_trm_copy_match(cs_scen *s)
     cs_close_both(s);
 }
 
+/* RFC 5040 4.8 Figure 10, 6.2.1: the Responder TERMINATEs a Send with a
+ * DDP Untagged Buffer Error.  Right: M=D=1 with the Send's header, then
+ * FIN (clean-trm-ddp); trm-hdrct copies no header; trm-teardown closes
+ * with a RST. */
+static void trm_ddp_run(cs_scen *s, int copy, int rst)
+{
+    cs_start_plain(s, 0, 1);
+    mpa_ddp snd = cs_ul_untagged(MPA_RDMAP_SEND, 0, 1);
+    size_t n = cs_ul_build(&snd, 8, g_ul, sizeof g_ul);
+    cs_fpdu(s, D0, g_ul, n);
+    mpa_ddp d = term_copying(1, 2, 5, &snd.hdr, (unsigned)n); /* Message too long */
+    if (!copy)
+        d.u.term.m = d.u.term.d = 0;
+    cs_fpdu(s, D1, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    cs_end(s, D1, rst);
+    cs_end(s, D0, 0);
+}
+
+static void case_clean_trm_ddp(cs_scen *s) { trm_ddp_run(s, 1, 0); }
+static void case_trm_hdrct(cs_scen *s) { trm_ddp_run(s, 0, 0); }
+static void case_trm_teardown(cs_scen *s) { trm_ddp_run(s, 1, 1); }
+
 static void case_trm_copy_rreq(cs_scen *s)
 {
     cs_start_plain(s, 0, 1);
@@ -1778,6 +1800,10 @@ const cs_case cs_cases[] = {
      "MPA-TRM-COPY-MATCH"},
     {"trm-copy-rreq", "TERM copies a Read Request header with another source STag (RFC 5040 4.8)",
      case_trm_copy_rreq, "MPA-TRM-COPY-MATCH"},
+    {"clean-trm-ddp", "TERM for a DDP error copying the Send's header, then FIN (RFC 5040 4.8, 6.2.1)",
+     case_clean_trm_ddp, ""},
+    {"trm-hdrct", "TERM for a DDP error with M=D=0 (RFC 5040 4.8 Figure 10)", case_trm_hdrct, "MPA-TRM-HDRCT"},
+    {"trm-teardown", "TERM, then a RST from its sender (RFC 5040 6.2.1)", case_trm_teardown, "MPA-TRM-TEARDOWN"},
     {"trm-early", "TERM about an FPDU whose rest is still to come", case_trm_early,
      "MPA-FPD-ALIGN MPA-DDP-QN"},
     {"qrk-trm-siw-crc", "siw TERM for a CRC error, nibbles swapped", case_qrk_trm_siw_crc,

@@ -110,6 +110,7 @@ typedef struct dirst {
     uint8_t probe;        /* PROBE_*: after a reject or a bad key, FPDUs or not? */
     uint8_t sh_on;        /* shadow parse with the other marker setting */
     uint8_t terminated, trm_last_done;
+    uint8_t term_close;   /* a TERMINATE was sent on an RDMAP Stream: a graceful close is due */
     uint8_t align_done, early_done, close_done;
     uint8_t first_fpdu_ok;
     uint8_t mulpdu_done;  /* FPDUs over MULPDU named (once per direction) */
@@ -1101,6 +1102,39 @@ static int term_fmt(char *buf, size_t cap, const mpa_term_ctl *c)
                     mpa_term_code_name(c->layer, c->etype, c->code));
 }
 
+/* RFC 5040 4.8 Figure 10 (and RFC 7306 8.1 for its messages): which
+ * headers a TERMINATE of each Layer and EType copies.  One finding per
+ * TERMINATE; "if possible" cases (an RDMAP remote error without the DDP
+ * header) are not judged, nor a DDP error without the header when the
+ * peer sent no FPDU or the capture may have lost it (MPA-TRM-NO-FPDU's
+ * matter), so a capture cut shorter never adds this finding. */
+static void check_hdrct(S *s, int dir, uint64_t off, const mpa_term *t, const mpa_term_ctl *c,
+                        const mpa_term_ctx *x)
+{
+    int rdmap = c->layer == MPA_TERM_LAYER_RDMAP, ddp = c->layer == MPA_TERM_LAYER_DDP;
+    int none = c->layer == MPA_TERM_LAYER_LLP || (rdmap && c->etype == 0); /* no header copied */
+    int prot = rdmap && c->etype == 1;
+    int rreq = c->d && t->has_ddp_hdr && !t->ddp_hdr.tagged && t->ddp_hdr.opcode == MPA_RDMAP_READ_REQUEST;
+    const char *why = NULL;
+    if (none && (c->m || c->d || c->r))
+        why = "a Local Catastrophic or LLP error copies no header";
+    else if (ddp && c->etype != 0 && !c->d && x->peer_fpdus && !x->peer_unknown) /* a header to copy */
+        why = "a DDP buffer error copies the DDP header";
+    else if (c->r && !prot)
+        why = "only a Remote Protection Error copies the RDMA header";
+    else if (c->r && c->d && !rreq)
+        why = "the RDMA header is copied only for a Read Request";
+    else if (prot && rreq && !c->r)
+        why = "a Remote Protection Error about a Read Request copies its RDMA header";
+    if (!why)
+        return;
+    char a[112];
+    term_fmt(a, sizeof a, c);
+    finding(s, dir, off, MPA_F_TRM_HDRCT, "%s with M=%u D=%u R=%u%s%s: %s", a, c->m, c->d, c->r,
+            c->d && t->has_ddp_hdr ? ", copied " : "",
+            c->d && t->has_ddp_hdr ? mpa_rdmap_opcode_name(t->ddp_hdr.opcode) : "", why);
+}
+
 /* RFC 5040 4.8 and the error code tables, judged in context (term.h).
  * Fills e->term_quirk and e->term_read. */
 static void check_terminate(S *s, int dir, uint64_t off, mpa_ev_fpdu *e)
@@ -1189,6 +1223,8 @@ static void check_terminate(S *s, int dir, uint64_t off, mpa_ev_fpdu *e)
         finding(s, dir, off, MPA_F_TRM_NO_FPDU, "%s; the peer sent no FPDU", a);
         break;
     }
+    if (v != MPA_TERM_UNDEFINED && v != MPA_TERM_LAYOUT) /* the bits alone, whatever the context */
+        check_hdrct(s, dir, off, &e->ddp.u.term, c, &x);
     if (e->ddp.u.term.has_ddp_hdr)
         check_copy(s, dir, off, &e->ddp.u.term.ddp_hdr);
     if (e->ddp.u.term.rdma_hdr_is_rreq)
@@ -2158,8 +2194,16 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     check_seq(s, dir, foff, e, e->crc != MPA_CRC_BAD && !d->doubt && !(d->markers && d->mk_unsure));
     e->negotiated_rtr = check_rtr(s, dir, foff, index, e, e->rtr);
     emit(s, &ev);
-    if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE)
+    if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE) {
         d->terminated = 1;
+        /* RFC 5040 6.2.1: a graceful close is due (MPA-TRM-TEARDOWN),
+         * except after RFC 6581's startup codes (sent before a reset)
+         * or in a failed startup (no RDMAP Stream to tear down). */
+        const mpa_term_ctl *c = &e->term_read;
+        int startup = d->probe || s->failed || s->rejected || s->d[0].bad_key || s->d[1].bad_key;
+        if (!startup && !(c->layer == MPA_TERM_LAYER_LLP && c->etype == 0 && c->code >= 5 && c->code <= 7))
+            d->term_close = 1;
+    }
     if (inner)
         inner_replay(s, dir, inner);
 }
@@ -2957,6 +3001,11 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     mk_grid_flush(s, dir);
     seg_settle(s, dir);
     const char *how = kind == MPA_END_RST ? "RST" : "FIN";
+    /* RFC 5040 6.2.1: the sender of a TERMINATE closes gracefully so
+     * that it is delivered (a RST from the side that received it cannot
+     * undo that delivery, and is not judged). */
+    if (kind == MPA_END_RST && d->term_close)
+        finding(s, dir, d->off, MPA_F_TRM_TEARDOWN, "RST after the TERMINATE this side sent");
     midstream_note(s, dir);
     if (d->mode == MPA_MODE_FPDU && d->probe)
         probe_failed(s, dir);

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * RDMAP rules on what is outstanding (src/stream.c): Read Requests
+ * RDMAP rules of src/stream.c beyond single headers.  What is
+ * outstanding: Read Requests
  * against the ORD/IRD of the enhanced startup (MPA-RDMAP-READ-ORD,
  * RFC 5040 6.1, RFC 6581 9.1), once per direction; Atomic Responses to
  * Requests at a misaligned Remote Tagged Offset (MPA-RDMAP-ATOMIC-ALIGN,
  * RFC 7306 8.2).  Nothing judged when the bounds are unknown or a hole
- * may hide a Request or Response.
+ * may hide a Request or Response.  The TERMINATE: its header-control
+ * bits against Layer and EType (MPA-TRM-HDRCT, RFC 5040 4.8 Figure 10)
+ * and the close after it (MPA-TRM-TEARDOWN, RFC 5040 6.2.1).
  */
 #include "corpus.h"
 #include "t.h"
@@ -237,11 +240,107 @@ static void test_atomic_align(void)
     expect("after a hole", &s, MPA_F_RDMAP_ATOMIC_ALIGN, 0);
 }
 
+/* The Initiator sends the message m; the Responder TERMINATEs with
+ * Layer/EType/code and M, D (copying m's header), R (copying the Read
+ * Request m, when it is one); then both close with FIN, or the
+ * Responder (rst 1) or the Initiator (rst 2) with a RST. */
+static void run(cs_scen *s, mpa_ddp m, unsigned layer, unsigned etype, unsigned code, int md, int r, int rst)
+{
+    cs_init(s);
+    cs_start_plain(s, 0, 1);
+    size_t n = cs_ul_build(&m, m.hdr.opcode == MPA_RDMAP_SEND ? 8 : 0, ul, sizeof ul);
+    cs_fpdu(s, 0, ul, n);
+    mpa_ddp t = cs_ul_untagged(MPA_RDMAP_TERMINATE, 2, 1);
+    t.u.term.layer = (uint8_t)layer;
+    t.u.term.etype = (uint8_t)etype;
+    t.u.term.code = (uint8_t)code;
+    t.u.term.m = t.u.term.d = (uint8_t)md;
+    t.u.term.seglen = (uint16_t)n;
+    t.u.term.ddp_hdr = m.hdr;
+    t.u.term.r = (uint8_t)r;
+    t.u.term.rreq = m.u.rreq;
+    cs_fpdu(s, 1, ul, cs_ul_build(&t, 0, ul, sizeof ul));
+    cs_end(s, 1, rst == 1);
+    cs_end(s, 0, rst == 2);
+}
+
+static mpa_ddp send_msg(void) { return cs_ul_untagged(MPA_RDMAP_SEND, 0, 1); }
+
+static mpa_ddp rreq_msg(void)
+{
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_READ_REQUEST, 1, 1);
+    d.u.rreq.sink_stag = 0x1000;
+    d.u.rreq.size = 64;
+    d.u.rreq.src_stag = 0x3000;
+    return d;
+}
+
+static void test_hdrct(void)
+{
+    cs_scen s;
+    /* As Figure 10 maps them: nothing. */
+    run(&s, send_msg(), 1, 2, 5, 1, 0, 0); /* DDP error: header */
+    expect("DDP, D=1", &s, MPA_F_TRM_HDRCT, 0);
+    run(&s, send_msg(), 0, 2, 6, 1, 0, 0); /* RDMAP remote operation: header if possible */
+    expect("Remote Operation, D=1", &s, MPA_F_TRM_HDRCT, 0);
+    run(&s, send_msg(), 0, 2, 6, 0, 0, 0);
+    expect("Remote Operation, D=0", &s, MPA_F_TRM_HDRCT, 0);
+    run(&s, rreq_msg(), 0, 1, 0, 1, 1, 0); /* Remote Protection on a Read Request: both */
+    expect("Remote Protection, Read Request, D=R=1", &s, MPA_F_TRM_HDRCT, 0);
+    run(&s, send_msg(), 0, 0, 0, 0, 0, 0); /* Local Catastrophic: none */
+    expect("Local Catastrophic, none", &s, MPA_F_TRM_HDRCT, 0);
+    run(&s, send_msg(), 2, 0, 1, 0, 0, 0); /* LLP: none */
+    expect("LLP, none", &s, MPA_F_TRM_HDRCT, 0);
+
+    /* Against it: one finding each. */
+    run(&s, send_msg(), 1, 2, 5, 0, 0, 0);
+    expect("DDP, D=0", &s, MPA_F_TRM_HDRCT, 1);
+    run(&s, send_msg(), 0, 0, 0, 1, 0, 0);
+    expect("Local Catastrophic, D=1", &s, MPA_F_TRM_HDRCT, 1);
+    run(&s, send_msg(), 2, 0, 1, 1, 0, 0);
+    expect("LLP, D=1", &s, MPA_F_TRM_HDRCT, 1);
+    run(&s, rreq_msg(), 0, 2, 6, 1, 1, 0);
+    expect("Remote Operation, R=1", &s, MPA_F_TRM_HDRCT, 1);
+    run(&s, rreq_msg(), 0, 1, 0, 1, 0, 0);
+    expect("Remote Protection, Read Request, R=0", &s, MPA_F_TRM_HDRCT, 1);
+    run(&s, send_msg(), 0, 1, 0, 1, 1, 0);
+    expect("Remote Protection, Send, R=1", &s, MPA_F_TRM_HDRCT, 1);
+}
+
+static void test_teardown(void)
+{
+    cs_scen s;
+    run(&s, send_msg(), 1, 2, 5, 1, 0, 0);
+    expect("FIN both", &s, MPA_F_TRM_TEARDOWN, 0);
+    run(&s, send_msg(), 1, 2, 5, 1, 0, 1);
+    expect("RST by the sender", &s, MPA_F_TRM_TEARDOWN, 1);
+    run(&s, send_msg(), 1, 2, 5, 1, 0, 2); /* it had the TERMINATE already */
+    expect("RST by the receiver", &s, MPA_F_TRM_TEARDOWN, 0);
+
+    /* A RST with no TERMINATE is not this rule's. */
+    cs_init(&s);
+    cs_start_plain(&s, 0, 1);
+    cs_send(&s, 0, 1, 8);
+    cs_end(&s, 0, 1);
+    cs_end(&s, 1, 1);
+    expect("RST, no TERMINATE", &s, MPA_F_TRM_TEARDOWN, 0);
+
+    /* RFC 6581 9.3: TERM code 5 before a reset is left out. */
+    cs_init(&s);
+    cs_start_enh(&s, cs_enh(cs_req(0, 1), 1, 1, 1, 1, 4, 4), cs_enh(cs_rep(0, 1), 1, 1, 1, 1, 4, 4));
+    cs_fpdu(&s, 0, ul, cs_ul_term(ul, sizeof ul, 2, 0, 5));
+    cs_end(&s, 0, 1);
+    cs_end(&s, 1, 1);
+    expect("TERM code 5, RST", &s, MPA_F_TRM_TEARDOWN, 0);
+}
+
 int main(void)
 {
-    t_name = "rdmap_limits";
+    t_name = "rdmap_rules";
     test_read_ord();
     test_read_rtr();
     test_atomic_align();
+    test_hdrct();
+    test_teardown();
     return t_done();
 }
