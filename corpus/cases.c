@@ -841,6 +841,28 @@ static void case_trm_copy_match(cs_scen *s)
     cs_close_both(s);
 }
 
+/* RFC 5040 4.8 Figure 10, 6.2.1: the Responder TERMINATEs a Send with a
+ * DDP Untagged Buffer Error.  Right: M=D=1 with the Send's header, then
+ * FIN (clean-trm-ddp); trm-hdrct copies no header; trm-teardown closes
+ * with a RST. */
+static void trm_ddp_run(cs_scen *s, int copy, int rst)
+{
+    cs_start_plain(s, 0, 1);
+    mpa_ddp snd = cs_ul_untagged(MPA_RDMAP_SEND, 0, 1);
+    size_t n = cs_ul_build(&snd, 8, g_ul, sizeof g_ul);
+    cs_fpdu(s, D0, g_ul, n);
+    mpa_ddp d = term_copying(1, 2, 5, &snd.hdr, (unsigned)n); /* Message too long */
+    if (!copy)
+        d.u.term.m = d.u.term.d = 0;
+    cs_fpdu(s, D1, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    cs_end(s, D1, rst);
+    cs_end(s, D0, 0);
+}
+
+static void case_clean_trm_ddp(cs_scen *s) { trm_ddp_run(s, 1, 0); }
+static void case_trm_hdrct(cs_scen *s) { trm_ddp_run(s, 0, 0); }
+static void case_trm_teardown(cs_scen *s) { trm_ddp_run(s, 1, 1); }
+
 static void case_trm_copy_rreq(cs_scen *s)
 {
     cs_start_plain(s, 0, 1);
@@ -1011,6 +1033,35 @@ static void case_rdmap_read_short(cs_scen *s)
     read_resp(s, D1, 0x1000, 0x2000, 1, 32); /* last segment after 32 of 64 octets */
     cs_close_both(s);
 }
+
+/* RFC 5040 6.1, RFC 6581 9.1: Read Requests outstanding against the
+ * negotiated ORD/IRD.  The Initiator offers IRD 4 and ORD 2; the
+ * Responder answers IRD 2 and ORD 1.  Both keep within their bounds
+ * (clean-read-ord), or each sends one Request too many (rdmap-read-ord). */
+static void read_ord_run(cs_scen *s, int over)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 0, 0, 0, 0, 4, 2), cs_enh(cs_rep(0, 1), 0, 0, 0, 0, 2, 1));
+    unsigned mi = 1, mr = 1;
+    for (unsigned k = 0; k < 2 + (unsigned)over; k++) /* Responder IRD 2 */
+        cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, mi++, 64));
+    for (unsigned k = 0; k < 1 + (unsigned)over; k++) /* Responder ORD 1 */
+        cs_fpdu(s, D1, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, mr++, 32));
+    for (unsigned k = 0; k < 2 + (unsigned)over; k++)
+        read_resp(s, D1, 0x1000, 0x2000, 1, 64);
+    for (unsigned k = 0; k < 1 + (unsigned)over; k++)
+        read_resp(s, D0, 0x1000, 0x2000, 1, 32);
+    /* Answered: the next ones fit again. */
+    cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, mi++, 64));
+    cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, mi++, 64));
+    cs_fpdu(s, D1, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, mr++, 32));
+    read_resp(s, D1, 0x1000, 0x2000, 1, 64);
+    read_resp(s, D1, 0x1000, 0x2000, 1, 64);
+    read_resp(s, D0, 0x1000, 0x2000, 1, 32);
+    cs_close_both(s);
+}
+
+static void case_clean_read_ord(cs_scen *s) { read_ord_run(s, 0); }
+static void case_rdmap_read_ord(cs_scen *s) { read_ord_run(s, 1); }
 
 static void case_qrk_read_le(cs_scen *s)
 {
@@ -1416,6 +1467,32 @@ static void case_rdmap_atomic_resp(cs_scen *s)
     cs_close_both(s);
 }
 
+/* RFC 7306 5.1.1, 5.1.2, 8.2: an Atomic Request at a Remote Tagged
+ * Offset that is not 8-octet aligned is not performed.  Two Requests, at
+ * 0x2000 and 0x2004: the Responder answers the second with a TERMINATE
+ * (RDMAP Remote Operation Error, catastrophic error localized to the
+ * RDMAP Stream, its DDP header copied) in clean-atomic-align, with an
+ * Atomic Response in rdmap-atomic-align. */
+static void atomic_align_run(cs_scen *s, int answered)
+{
+    cs_start_plain(s, 0, 0);
+    ul_send(s, D0, atomic_req(1, MPA_ATOMIC_FETCH_ADD, 1, 0x2000, 1), 0);
+    mpa_ddp bad = atomic_req(2, MPA_ATOMIC_CMP_SWAP, 2, 0x2004, 5);
+    size_t n = cs_ul_build(&bad, 0, g_ul, sizeof g_ul);
+    cs_fpdu(s, D0, g_ul, n);
+    ul_send(s, D1, atomic_resp(1, 1, 0), 0);
+    if (answered) {
+        ul_send(s, D1, atomic_resp(2, 2, 0), 0);
+    } else {
+        mpa_ddp t = term_copying(0, 2, 7, &bad.hdr, (unsigned)n);
+        ul_send(s, D1, t, 0);
+    }
+    cs_close_both(s);
+}
+
+static void case_clean_atomic_align(cs_scen *s) { atomic_align_run(s, 0); }
+static void case_rdmap_atomic_align(cs_scen *s) { atomic_align_run(s, 1); }
+
 /* ---- the capture itself: holes and mid-stream starts ------------------ */
 
 /* One segment of each direction lost (the peer got it; the capture did
@@ -1723,6 +1800,10 @@ const cs_case cs_cases[] = {
      "MPA-TRM-COPY-MATCH"},
     {"trm-copy-rreq", "TERM copies a Read Request header with another source STag (RFC 5040 4.8)",
      case_trm_copy_rreq, "MPA-TRM-COPY-MATCH"},
+    {"clean-trm-ddp", "TERM for a DDP error copying the Send's header, then FIN (RFC 5040 4.8, 6.2.1)",
+     case_clean_trm_ddp, ""},
+    {"trm-hdrct", "TERM for a DDP error with M=D=0 (RFC 5040 4.8 Figure 10)", case_trm_hdrct, "MPA-TRM-HDRCT"},
+    {"trm-teardown", "TERM, then a RST from its sender (RFC 5040 6.2.1)", case_trm_teardown, "MPA-TRM-TEARDOWN"},
     {"trm-early", "TERM about an FPDU whose rest is still to come", case_trm_early,
      "MPA-FPD-ALIGN MPA-DDP-QN"},
     {"qrk-trm-siw-crc", "siw TERM for a CRC error, nibbles swapped", case_qrk_trm_siw_crc,
@@ -1742,6 +1823,10 @@ const cs_case cs_cases[] = {
      "MPA-RDMAP-READ-MATCH"},
     {"rdmap-read-short", "Read Response ends 32 octets short (RFC 5040 4.4)", case_rdmap_read_short,
      "MPA-RDMAP-READ-MATCH"},
+    {"clean-read-ord", "Read Requests within the negotiated ORD/IRD (RFC 5040 6.1, RFC 6581 9.1)",
+     case_clean_read_ord, ""},
+    {"rdmap-read-ord", "one Read Request over the Responder's IRD, one over its ORD (RFC 5040 6.1, RFC 6581 9.1)",
+     case_rdmap_read_ord, "MPA-RDMAP-READ-ORD"},
     {"qrk-read-le", "Read Request fields little-endian (2008 stack)", case_qrk_read_le, "MPA-QRK-READ-LE"},
     {"qrk-rtr-stag0", "zero-length read RTR with STag 0", case_qrk_rtr_stag0, "MPA-QRK-RTR-STAG0"},
     {"ddp-versions", "DV 2, RV 3 in three FPDUs (RFC 5041 4.1, RFC 5040 4.1)", case_ddp_versions,
@@ -1797,6 +1882,10 @@ const cs_case cs_cases[] = {
      case_rdmap_atomic_resp, "MPA-RDMAP-ATOMIC-RESP"},
     {"rdmap-atomic-unused", "FetchAdd with Compare Mask 0 (RFC 7306 5.2.1)", case_rdmap_atomic_unused,
      "MPA-RDMAP-ATOMIC-UNUSED"},
+    {"clean-atomic-align", "an Atomic Request at TO 0x2004 answered with a TERMINATE (RFC 7306 8.2)",
+     case_clean_atomic_align, ""},
+    {"rdmap-atomic-align", "an Atomic Request at TO 0x2004 answered with an Atomic Response (RFC 7306 5.1.2, 8.2)",
+     case_rdmap_atomic_align, "MPA-RDMAP-ATOMIC-ALIGN"},
     {"cap-hole", "a lost segment each way (RFC 5044 4.3)", case_cap_hole, "MPA-CAP-HOLE MPA-CAP-RESYNC"},
     {"cap-not-judged", "the Initiator's first FPDU lost: the Responder's first FPDU not judged (RFC 5044 7.1.2)",
      case_cap_not_judged, "MPA-CAP-HOLE MPA-CAP-NOT-JUDGED MPA-CAP-RESYNC"},

@@ -5,7 +5,7 @@
  */
 #include "atomicq.h"
 
-void atomicq_push(atomicq *q, uint32_t id)
+void atomicq_push_flag(atomicq *q, uint32_t id, int flag)
 {
     if (q->blind)
         return;
@@ -13,14 +13,20 @@ void atomicq_push(atomicq *q, uint32_t id)
         atomicq_blind(q);
         return;
     }
-    q->id[(q->head + q->n) % ATOMICQ_LEN] = id;
+    unsigned i = (q->head + q->n) % ATOMICQ_LEN;
+    q->id[i] = id;
+    q->flag = flag ? q->flag | 1u << i : q->flag & ~(1u << i);
     q->n++;
 }
+
+void atomicq_push(atomicq *q, uint32_t id) { atomicq_push_flag(q, id, 0); }
 
 void atomicq_blind(atomicq *q)
 {
     q->n = 0;
     q->head = 0;
+    q->flag = 0;
+    q->last_flag = 0;
     q->blind = 1;
 }
 
@@ -32,6 +38,7 @@ static void drop(atomicq *q, unsigned k)
 
 atomicq_verdict atomicq_answer(atomicq *q, uint32_t id, uint32_t *oldest)
 {
+    q->last_flag = 0;
     if (q->blind)
         return ATOMICQ_NOT_JUDGED;
     if (!q->n)
@@ -39,6 +46,7 @@ atomicq_verdict atomicq_answer(atomicq *q, uint32_t id, uint32_t *oldest)
     *oldest = q->id[q->head];
     for (unsigned k = 0; k < q->n; k++)
         if (q->id[(q->head + k) % ATOMICQ_LEN] == id) {
+            q->last_flag = (uint8_t)(q->flag >> ((q->head + k) % ATOMICQ_LEN) & 1u);
             drop(q, k + 1);
             return k ? ATOMICQ_SKIPS : ATOMICQ_OK;
         }

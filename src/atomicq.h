@@ -20,8 +20,10 @@
 
 typedef struct atomicq {
     uint32_t id[ATOMICQ_LEN];
+    uint32_t flag;      /* bit per slot: the caller's mark on that Request */
     uint8_t head, n;
-    uint8_t blind; /* Requests were forgotten (overflow, a capture hole) */
+    uint8_t blind;      /* Requests were forgotten (overflow, a capture hole) */
+    uint8_t last_flag;  /* the mark of the Request atomicq_answer last matched */
 } atomicq;
 
 /* What an Atomic Response's Original Request Identifier says. */
@@ -36,6 +38,10 @@ typedef enum atomicq_verdict {
 /* A Request with identifier id was sent. */
 void atomicq_push(atomicq *q, uint32_t id);
 
+/* The same, marked (flag 0 or 1) for the caller to learn back when it
+ * is answered (e.g. a Request that must not be answered at all). */
+void atomicq_push_flag(atomicq *q, uint32_t id, int flag);
+
 /* Requests may have been lost from sight (a capture hole in either
  * direction): the queue is emptied and no longer judges. */
 void atomicq_blind(atomicq *q);
@@ -44,7 +50,8 @@ void atomicq_blind(atomicq *q);
  * other way: the Requests it answers leave the queue (the oldest for
  * ATOMICQ_UNKNOWN, so that one wrong id is one finding).  *oldest is the
  * id of the oldest outstanding Request (for ATOMICQ_SKIPS and
- * ATOMICQ_UNKNOWN). */
+ * ATOMICQ_UNKNOWN).  q->last_flag is the mark of the Request matched
+ * (ATOMICQ_OK, ATOMICQ_SKIPS), else 0. */
 atomicq_verdict atomicq_answer(atomicq *q, uint32_t id, uint32_t *oldest);
 
 #endif

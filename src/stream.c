@@ -40,10 +40,12 @@ typedef struct read_q {
         uint64_t to;
         uint32_t got; /* octets answered so far */
         uint64_t off; /* where the Request is in its direction */
+        uint8_t rtr;  /* the negotiated read RTR (RFC 6581 9.1: not under ORD) */
     } q[RQ_N];
     uint8_t head, n;
     uint8_t le;       /* MPA-QRK-READ-LE recognised: fields are read swapped */
     uint8_t off;      /* judging stopped (a finding was made, or evidence lost) */
+    uint8_t ord_said; /* MPA-RDMAP-READ-ORD said (once per direction) */
     uint32_t dropped; /* Requests past RQ_N not yet answered */
 } read_q;
 
@@ -108,6 +110,7 @@ typedef struct dirst {
     uint8_t probe;        /* PROBE_*: after a reject or a bad key, FPDUs or not? */
     uint8_t sh_on;        /* shadow parse with the other marker setting */
     uint8_t terminated, trm_last_done;
+    uint8_t term_close;   /* a TERMINATE was sent on an RDMAP Stream: a graceful close is due */
     uint8_t align_done, early_done, close_done;
     uint8_t first_fpdu_ok;
     uint8_t mulpdu_done;  /* FPDUs over MULPDU named (once per direction) */
@@ -959,13 +962,15 @@ static void check_atomic(S *s, int dir, uint64_t off, const mpa_ddp *dd)
     if (s->midstream || !dd->complete)
         return; /* Requests before the capture began are unknown */
     if (dd->hdr.opcode == MPA_RDMAP_ATOMIC_REQUEST) {
-        atomicq_push(&s->d[dir].aq, dd->u.atomic_req.req_id);
+        /* RFC 7306 5.1.1, 5.1.2, 8.2: a misaligned one gets a TERMINATE */
+        atomicq_push_flag(&s->d[dir].aq, dd->u.atomic_req.req_id, (dd->u.atomic_req.to & 7u) != 0);
         return;
     }
     if (dd->hdr.opcode != MPA_RDMAP_ATOMIC_RESPONSE)
         return;
     uint32_t id = dd->u.atomic_resp.orig_req_id, old = 0;
-    switch (atomicq_answer(&s->d[!dir].aq, id, &old)) {
+    atomicq *q = &s->d[!dir].aq;
+    switch (atomicq_answer(q, id, &old)) {
     case ATOMICQ_OK:
     case ATOMICQ_NOT_JUDGED:
         break;
@@ -982,6 +987,9 @@ static void check_atomic(S *s, int dir, uint64_t off, const mpa_ddp *dd)
                 "Original Request Identifier %u, no outstanding Request has it (oldest %u)", id, old);
         break;
     }
+    if (q->last_flag)
+        finding(s, dir, off, MPA_F_RDMAP_ATOMIC_ALIGN,
+                "Atomic Response to Request %u, whose Remote Tagged Offset is not 8-octet aligned", id);
 }
 
 /* ---- TERMINATE plausibility (term.h), RDMA Read matching ------------ */
@@ -1094,6 +1102,39 @@ static int term_fmt(char *buf, size_t cap, const mpa_term_ctl *c)
                     mpa_term_code_name(c->layer, c->etype, c->code));
 }
 
+/* RFC 5040 4.8 Figure 10 (and RFC 7306 8.1 for its messages): which
+ * headers a TERMINATE of each Layer and EType copies.  One finding per
+ * TERMINATE; "if possible" cases (an RDMAP remote error without the DDP
+ * header) are not judged, nor a DDP error without the header when the
+ * peer sent no FPDU or the capture may have lost it (MPA-TRM-NO-FPDU's
+ * matter), so a capture cut shorter never adds this finding. */
+static void check_hdrct(S *s, int dir, uint64_t off, const mpa_term *t, const mpa_term_ctl *c,
+                        const mpa_term_ctx *x)
+{
+    int rdmap = c->layer == MPA_TERM_LAYER_RDMAP, ddp = c->layer == MPA_TERM_LAYER_DDP;
+    int none = c->layer == MPA_TERM_LAYER_LLP || (rdmap && c->etype == 0); /* no header copied */
+    int prot = rdmap && c->etype == 1;
+    int rreq = c->d && t->has_ddp_hdr && !t->ddp_hdr.tagged && t->ddp_hdr.opcode == MPA_RDMAP_READ_REQUEST;
+    const char *why = NULL;
+    if (none && (c->m || c->d || c->r))
+        why = "a Local Catastrophic or LLP error copies no header";
+    else if (ddp && c->etype != 0 && !c->d && x->peer_fpdus && !x->peer_unknown) /* a header to copy */
+        why = "a DDP buffer error copies the DDP header";
+    else if (c->r && !prot)
+        why = "only a Remote Protection Error copies the RDMA header";
+    else if (c->r && c->d && !rreq)
+        why = "the RDMA header is copied only for a Read Request";
+    else if (prot && rreq && !c->r)
+        why = "a Remote Protection Error about a Read Request copies its RDMA header";
+    if (!why)
+        return;
+    char a[112];
+    term_fmt(a, sizeof a, c);
+    finding(s, dir, off, MPA_F_TRM_HDRCT, "%s with M=%u D=%u R=%u%s%s: %s", a, c->m, c->d, c->r,
+            c->d && t->has_ddp_hdr ? ", copied " : "",
+            c->d && t->has_ddp_hdr ? mpa_rdmap_opcode_name(t->ddp_hdr.opcode) : "", why);
+}
+
 /* RFC 5040 4.8 and the error code tables, judged in context (term.h).
  * Fills e->term_quirk and e->term_read. */
 static void check_terminate(S *s, int dir, uint64_t off, mpa_ev_fpdu *e)
@@ -1182,13 +1223,45 @@ static void check_terminate(S *s, int dir, uint64_t off, mpa_ev_fpdu *e)
         finding(s, dir, off, MPA_F_TRM_NO_FPDU, "%s; the peer sent no FPDU", a);
         break;
     }
+    if (v != MPA_TERM_UNDEFINED && v != MPA_TERM_LAYOUT) /* the bits alone, whatever the context */
+        check_hdrct(s, dir, off, &e->ddp.u.term, c, &x);
     if (e->ddp.u.term.has_ddp_hdr)
         check_copy(s, dir, off, &e->ddp.u.term.ddp_hdr);
     if (e->ddp.u.term.rdma_hdr_is_rreq)
         check_copy_rreq(s, dir, off, &e->ddp.u.term.rreq);
 }
 
-static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *r)
+/* RFC 5040 6.1, RFC 6581 9.1: no more Read Requests outstanding than
+ * negotiated in the enhanced startup frames: the Initiator's ORD at most
+ * the Responder's IRD, the Responder's ORD at most the Initiator's IRD
+ * (0x3FFF leaves a bound to the ULPs).  The negotiated read RTR counts
+ * against the peer's IRD only (RFC 6581 9.1 raises the IRD for it, and
+ * MPA-ENH-RTR-READ-IRD judges it alone).  Not judged once the queue
+ * stopped (a Request or Response may be unseen); said once per direction. */
+static void check_read_ord(S *s, int dir, uint64_t off, int rtr)
+{
+    const dirst *me = &s->d[dir], *peer = &s->d[!dir];
+    read_q *q = &s->d[dir].rq;
+    if (rtr || !s->enh || s->rejected || s->init_dir < 0 || s->midstream || s->startup_lost ||
+        !me->fr.has_enh || !peer->fr.has_enh || q->off || q->ord_said || s->d[0].st.gap_octets ||
+        s->d[1].st.gap_octets)
+        return;
+    uint32_t ord = me->fr.enh.ord, ird = peer->fr.enh.ird, rtrs = 0;
+    for (unsigned k = 0; k < q->n; k++)
+        rtrs += q->q[(q->head + k) % RQ_N].rtr;
+    uint64_t open = (uint64_t)q->n + q->dropped;
+    int over_ord = ord != 0x3FFFu && open - rtrs > ord;
+    int over_ird = ird != 0x3FFFu && open > ird;
+    if (!over_ord && !over_ird)
+        return;
+    q->ord_said = 1;
+    int init = dir == s->init_dir;
+    finding(s, dir, off, MPA_F_RDMAP_READ_ORD, "%llu Read Requests outstanding%s; %s ORD %u, %s IRD %u",
+            (unsigned long long)open, rtrs ? " (one the read RTR)" : "", init ? "Initiator" : "Responder", ord,
+            init ? "Responder" : "Initiator", ird);
+}
+
+static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *r, int rtr)
 {
     dirst *d = &s->d[dir];
     d->rr_stag[d->rr_pos][0] = r->sink_stag;
@@ -1198,6 +1271,7 @@ static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *
     read_q *q = &d->rq;
     if (q->n == RQ_N) {
         q->dropped++;
+        check_read_ord(s, dir, off, rtr);
         return;
     }
     unsigned i = (q->head + q->n) % RQ_N;
@@ -1206,7 +1280,9 @@ static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *
     q->q[i].size = r->size;
     q->q[i].got = 0;
     q->q[i].off = off;
+    q->q[i].rtr = (uint8_t)rtr;
     q->n++;
+    check_read_ord(s, dir, off, rtr);
 }
 
 static int resp_fits(const mpa_ddp_hdr *h, uint32_t len, uint32_t stag, uint64_t to, uint32_t size, uint32_t got)
@@ -2107,7 +2183,8 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE)
         check_terminate(s, dir, foff, e);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_READ_REQUEST && !e->ddp.hdr.tagged)
-        read_req_sent(s, dir, foff, &e->ddp.u.rreq);
+        read_req_sent(s, dir, foff, &e->ddp.u.rreq,
+                      s->rtr_expected && dir == s->init_dir && index == 0 && e->rtr == MPA_RTR_READ);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_READ_RESPONSE && e->ddp.hdr.tagged)
         check_read_resp(s, dir, foff, e);
     if (e->ddp.hdr_len && e->ddp.seen_len >= e->ddp.hdr_len)
@@ -2117,8 +2194,16 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     check_seq(s, dir, foff, e, e->crc != MPA_CRC_BAD && !d->doubt && !(d->markers && d->mk_unsure));
     e->negotiated_rtr = check_rtr(s, dir, foff, index, e, e->rtr);
     emit(s, &ev);
-    if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE)
+    if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE) {
         d->terminated = 1;
+        /* RFC 5040 6.2.1: a graceful close is due (MPA-TRM-TEARDOWN),
+         * except after RFC 6581's startup codes (sent before a reset)
+         * or in a failed startup (no RDMAP Stream to tear down). */
+        const mpa_term_ctl *c = &e->term_read;
+        int startup = d->probe || s->failed || s->rejected || s->d[0].bad_key || s->d[1].bad_key;
+        if (!startup && !(c->layer == MPA_TERM_LAYER_LLP && c->etype == 0 && c->code >= 5 && c->code <= 7))
+            d->term_close = 1;
+    }
     if (inner)
         inner_replay(s, dir, inner);
 }
@@ -2916,6 +3001,11 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
     mk_grid_flush(s, dir);
     seg_settle(s, dir);
     const char *how = kind == MPA_END_RST ? "RST" : "FIN";
+    /* RFC 5040 6.2.1: the sender of a TERMINATE closes gracefully so
+     * that it is delivered (a RST from the side that received it cannot
+     * undo that delivery, and is not judged). */
+    if (kind == MPA_END_RST && d->term_close)
+        finding(s, dir, d->off, MPA_F_TRM_TEARDOWN, "RST after the TERMINATE this side sent");
     midstream_note(s, dir);
     if (d->mode == MPA_MODE_FPDU && d->probe)
         probe_failed(s, dir);

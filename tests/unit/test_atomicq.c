@@ -75,6 +75,26 @@ static void test_blind(void)
     T_EQ(atomicq_answer(&q, 3, &old), ATOMICQ_NOT_JUDGED);
 }
 
+/* Marks come back with the Request they were pushed with, across the
+ * ring's wrap, and a slot reused unmarked loses its old mark. */
+static void test_flags(void)
+{
+    atomicq q;
+    memset(&q, 0, sizeof q);
+    uint32_t old = 0;
+    for (uint32_t i = 0; i < 3 * ATOMICQ_LEN; i++) {
+        atomicq_push_flag(&q, i, i % 3 == 1);
+        T_EQ(atomicq_answer(&q, i, &old), ATOMICQ_OK);
+        T_EQ(q.last_flag, i % 3 == 1);
+    }
+    atomicq_push_flag(&q, 100, 0);
+    atomicq_push_flag(&q, 101, 1);
+    T_EQ(atomicq_answer(&q, 101, &old), ATOMICQ_SKIPS);
+    T_EQ(q.last_flag, 1);
+    T_EQ(atomicq_answer(&q, 5, &old), ATOMICQ_NONE);
+    T_EQ(q.last_flag, 0);
+}
+
 int main(void)
 {
     t_name = "atomicq";
@@ -82,5 +102,6 @@ int main(void)
     test_skips();
     test_unknown();
     test_blind();
+    test_flags();
     return t_done();
 }
