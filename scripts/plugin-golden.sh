@@ -367,10 +367,10 @@ for spec in "ulp-smb-direct.pcap smb_direct -o tcp.try_heuristic_first:TRUE" "ul
     run "$tmp/ulp.got" -T fields -e frame.number -e frame.protocols -e _ws.col.Protocol <"$f"
     bad=$(awk -F'\t' 'NR == FNR { if ($2 ~ /:iwarp_ddp_rdmap:/) { u = $2; sub(/.*:iwarp_ddp_rdmap:/, "", u); ref[$1] = u; col[$1] = $3; n++ }; next }
         ($1 in ref) { g = $2; seen++
-            if (g !~ /:iwmpa:iwddp:iwrdmap:/) { print "frame " $1 ": " g; exit }
+            if (g !~ /:iwmpa:iwddp:iwrdmap:/) { print "frame " $1 ": " g; bad = 1; exit }
             sub(/.*:iwmpa:iwddp:iwrdmap:/, "", g)
-            if (g != ref[$1] || $3 != col[$1]) { print "frame " $1 ": " g " (" $3 "), without the plugin " ref[$1] " (" col[$1] ")"; exit } }
-        END { if (!n || seen != n) print "no upper layer in the reference (" n ") or frames missing (" seen ")" }' "$tmp/ulp.ref" "$tmp/ulp.got")
+            if (g != ref[$1] || $3 != col[$1]) { print "frame " $1 ": " g " (" $3 "), without the plugin " ref[$1] " (" col[$1] ")"; bad = 1; exit } }
+        END { if (!bad && (!n || seen != n)) print "no upper layer in the reference (" n ") or frames missing (" seen ")" }' "$tmp/ulp.ref" "$tmp/ulp.got")
     if [ -z "$bad" ] && grep -q ":$want" "$tmp/ulp.ref"; then ok; else
         ko "$f: the upper layers with the plugin are not those without it: $bad"; fi
 done
@@ -408,8 +408,8 @@ while IFS="$tab" read -r f flt; do
     wait
     [ -s "$tmp/cf.$i.ref" ] && nonempty=$((nonempty + 1))
     if cmp -s "$tmp/cf.$i.ref" "$tmp/cf.$i.got"; then ok; else
-        ko "$f: -Y '$flt' selects frames '$(tr '\\n' ' ' <"$tmp/cf.$i.got")' with the plugin," \
-            "'$(tr '\\n' ' ' <"$tmp/cf.$i.ref")' without it"
+        ko "$f: -Y '$flt' selects frames '$(tr '\n' ' ' <"$tmp/cf.$i.got")' with the plugin," \
+            "'$(tr '\n' ' ' <"$tmp/cf.$i.ref")' without it"
     fi
 done <"$tmp/cf.list"
 if [ "$nonempty" -ge 12 ]; then ok; else ko "the built-ins' filters select frames in only $nonempty runs of $i"; fi
