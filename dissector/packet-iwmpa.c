@@ -1172,7 +1172,7 @@ static int dissect_iwmpa_claim(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
  * ("MPA ") and that no port's dissector took.  It makes the Request (and
  * any startup frame TCP has no other taker for) a layer of its frame too;
  * the rest of the connection comes through dissect_iwmpa_claim. */
-static gboolean heur_iwmpa(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+static iw_heur_ret heur_iwmpa(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
     if (!pref_in_charge || tvb_captured_length(tvb) < 4 || tvb_memeql(tvb, 0, (const guint8 *)"MPA ", 4) != 0)
         return FALSE;
