@@ -991,26 +991,6 @@ static void put_send_bytes(cs_scen *s, int dir, unsigned msn, const uint8_t *p, 
     cs_fpdu(s, dir, g_ul, w + n);
 }
 
-static void le16(uint8_t *p, unsigned v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void le32(uint8_t *p, uint32_t v)
-{
-    le16(p, v & 0xffffu);
-    le16(p + 2, v >> 16);
-}
-
-static void be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
 /* SMB Direct (MS-SMBD 2.2): the Negotiate Request and Response, then one
  * Data Transfer Message from the client carrying an SMB2 NEGOTIATE
  * Request (MS-SMB2 2.2.3), each a Send. */
@@ -1018,40 +998,40 @@ static void build_smbd(cs_scen *s)
 {
     uint8_t q[20], r[32], m[24 + 64 + 38];
     memset(q, 0, sizeof q);
-    le16(q, 0x0100);      /* MinVersion */
-    le16(q + 2, 0x0100);  /* MaxVersion */
-    le16(q + 6, 255);     /* CreditsRequested */
-    le32(q + 8, 1364);    /* PreferredSendSize */
-    le32(q + 12, 8192);   /* MaxReceiveSize */
-    le32(q + 16, 1048576); /* MaxFragmentedSize */
+    put_le16(q, 0x0100);      /* MinVersion */
+    put_le16(q + 2, 0x0100);  /* MaxVersion */
+    put_le16(q + 6, 255);     /* CreditsRequested */
+    put_le32(q + 8, 1364);    /* PreferredSendSize */
+    put_le32(q + 12, 8192);   /* MaxReceiveSize */
+    put_le32(q + 16, 1048576); /* MaxFragmentedSize */
     memset(r, 0, sizeof r);
-    le16(r, 0x0100);
-    le16(r + 2, 0x0100);
-    le16(r + 4, 0x0100);  /* NegotiatedVersion */
-    le16(r + 8, 255);     /* CreditsRequested */
-    le16(r + 10, 255);    /* CreditsGranted */
-    le32(r + 12, 0);      /* Status: success */
-    le32(r + 16, 1048576); /* MaxReadWriteSize */
-    le32(r + 20, 1364);
-    le32(r + 24, 8192);
-    le32(r + 28, 1048576);
+    put_le16(r, 0x0100);
+    put_le16(r + 2, 0x0100);
+    put_le16(r + 4, 0x0100);  /* NegotiatedVersion */
+    put_le16(r + 8, 255);     /* CreditsRequested */
+    put_le16(r + 10, 255);    /* CreditsGranted */
+    put_le32(r + 12, 0);      /* Status: success */
+    put_le32(r + 16, 1048576); /* MaxReadWriteSize */
+    put_le32(r + 20, 1364);
+    put_le32(r + 24, 8192);
+    put_le32(r + 28, 1048576);
     memset(m, 0, sizeof m);
-    le16(m, 255);         /* CreditsRequested */
-    le16(m + 2, 1);       /* CreditsGranted */
-    le32(m + 12, 24);     /* DataOffset */
-    le32(m + 16, 64 + 38); /* DataLength */
+    put_le16(m, 255);         /* CreditsRequested */
+    put_le16(m + 2, 1);       /* CreditsGranted */
+    put_le32(m + 12, 24);     /* DataOffset */
+    put_le32(m + 16, 64 + 38); /* DataLength */
     uint8_t *h = m + 24;  /* SMB2 header */
     h[0] = 0xfe, h[1] = 'S', h[2] = 'M', h[3] = 'B';
-    le16(h + 4, 64);      /* StructureSize */
-    le16(h + 12, 0);      /* Command: NEGOTIATE */
-    le16(h + 14, 1);      /* CreditRequest */
+    put_le16(h + 4, 64);      /* StructureSize */
+    put_le16(h + 12, 0);      /* Command: NEGOTIATE */
+    put_le16(h + 14, 1);      /* CreditRequest */
     uint8_t *b = h + 64;  /* NEGOTIATE Request */
-    le16(b, 36);          /* StructureSize */
-    le16(b + 2, 1);       /* DialectCount */
-    le16(b + 4, 1);       /* SecurityMode: signing enabled */
+    put_le16(b, 36);          /* StructureSize */
+    put_le16(b + 2, 1);       /* DialectCount */
+    put_le16(b + 4, 1);       /* SecurityMode: signing enabled */
     for (int i = 0; i < 16; i++)
         b[12 + i] = (uint8_t)(0x11 * (i + 1)); /* ClientGuid */
-    le16(b + 36, 0x0300); /* SMB 3.0 */
+    put_le16(b + 36, 0x0300); /* SMB 3.0 */
     cs_start_plain(s, 0, 0);
     put_send_bytes(s, D0, 1, q, sizeof q);
     put_send_bytes(s, D1, 1, r, sizeof r);
@@ -1068,17 +1048,17 @@ static void build_rpcrdma(cs_scen *s)
     memset(r, 0, sizeof r);
     for (int k = 0; k < 2; k++) {
         uint8_t *p = k ? r : q;
-        be32(p, 0x5eed0001u); /* XID */
-        be32(p + 4, 1);       /* version 1 */
-        be32(p + 8, 32);      /* credits */
-        be32(p + 12, 0);      /* RDMA_MSG; read list, write list, reply chunk absent */
-        be32(p + 28, 0x5eed0001u); /* the RPC message: XID */
-        be32(p + 32, (uint32_t)k); /* CALL 0, REPLY 1 */
+        put_be32(p, 0x5eed0001u); /* XID */
+        put_be32(p + 4, 1);       /* version 1 */
+        put_be32(p + 8, 32);      /* credits */
+        put_be32(p + 12, 0);      /* RDMA_MSG; read list, write list, reply chunk absent */
+        put_be32(p + 28, 0x5eed0001u); /* the RPC message: XID */
+        put_be32(p + 32, (uint32_t)k); /* CALL 0, REPLY 1 */
     }
-    be32(q + 36, 2);      /* RPC version */
-    be32(q + 40, 100003); /* NFS */
-    be32(q + 44, 3);
-    be32(q + 48, 0);      /* NULL; AUTH_NONE credential and verifier */
+    put_be32(q + 36, 2);      /* RPC version */
+    put_be32(q + 40, 100003); /* NFS */
+    put_be32(q + 44, 3);
+    put_be32(q + 48, 0);      /* NULL; AUTH_NONE credential and verifier */
     /* reply: MSG_ACCEPTED, AUTH_NONE verifier, SUCCESS (all zero) */
     cs_start_plain(s, 0, 0);
     put_send_bytes(s, D0, 1, q, sizeof q);
