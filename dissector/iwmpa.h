@@ -121,6 +121,7 @@ typedef struct iw_frame {
     int16_t pay_src;        /* -1: no payload */
     int pay_off;
     uint32_t pay_len;
+    uint8_t in_layer;       /* drawn by TCP's call (dissect_iwmpa_layer), not the postdissector */
 } iw_frame;
 
 /* The settings track works with (from the preferences). */

@@ -5,17 +5,19 @@
  * RFC 7306).  Protocols iwmpa, iwddp, iwrdmap (the built-in dissectors
  * are iwarp_mpa, iwarp_ddp, iwarp_rdma; "ddp" is AppleTalk's).
  *
- * Why a postdissector.  MPA has no port of its own, and the ports iWARP
- * runs on are claimed by other dissectors (445 SMB Direct, 5445, 3260
- * iSER, 4791, 20049 NFS/RDMA): a TCP subdissector (by port or heuristic)
- * would never see those segments once SMB or NFS took them.  A
- * postdissector runs after every other dissector on every frame,
- * whatever claimed the payload; it asks TCP for the fields it needs
- * (set_postdissector_wanted_hfids, so they exist also without a visible
- * tree) and reads the TCP payload octets where the TCP header says they
- * are.  It works the same whether the built-in iWARP dissectors are on
- * or off; by default the plugin turns them off (preference "in_charge")
- * so a frame is not decoded twice.
+ * How it reaches the octets.  MPA has no port of its own, and the ports
+ * iWARP runs on are claimed by other dissectors (445 SMB Direct, 5445,
+ * 3260 iSER, 4791, 20049 NFS/RDMA).  Three ways, one first pass
+ * (first_pass) and one drawing (render): TCP's heuristic table for a
+ * segment that starts with "MPA " no port took (heur_iwmpa); the
+ * connection taken over from TCP once it speaks MPA (dissect_iwmpa_claim,
+ * or Decode As); and a postdissector for the frames neither reached (a
+ * startup frame on a port another dissector owns, a pure ACK that settles
+ * a hole).  The first two run inside TCP's dissection, so iwmpa, iwddp,
+ * iwrdmap (called as dissectors) and the upper layers (the
+ * iwarp_ddp_rdmap heuristic table) are layers of the frame.  By default
+ * the plugin turns the built-in iwarp_mpa off (preference "in_charge")
+ * and fills its fields (preference "compat_fields").
  *
  * Why two halves.  Wireshark dissects frames again in any order (GUI),
  * while MPA can only be decoded along each TCP stream.  So the first
@@ -35,6 +37,7 @@
 #include <epan/to_str.h>
 #include <epan/show_exception.h>
 #include <epan/exceptions.h>
+#include <epan/dissectors/packet-iwarp-ddp-rdmap.h>
 #include <string.h>
 
 #include "iwmpa.h"
@@ -48,7 +51,15 @@ void proto_register_iwmpa(void);
 void proto_reg_handoff_iwmpa(void);
 
 static int proto_iwmpa = -1, proto_iwddp = -1, proto_iwrdmap = -1;
-static dissector_handle_t iwmpa_post_handle, iwmpa_port_handle, iwmpa_claim_handle;
+static dissector_handle_t iwmpa_post_handle, iwmpa_port_handle, iwmpa_claim_handle, iwddp_handle, iwrdmap_handle;
+/* The upper layers (SMB Direct, RPC-over-RDMA, ...): the table Wireshark's
+ * own DDP/RDMAP dissector hands its payloads to (NULL when absent). */
+static heur_dissector_list_t ulp_heur;
+/* Per dissection of a frame: the tree the upper layers are drawn in (the
+ * top of the frame, as the built-in does) and whether one of them took a
+ * payload (then the columns are theirs). */
+static proto_tree *g_top_tree;
+static gboolean g_ulp_took;
 
 /* TCP's fields, found by name at handoff. */
 static int hf_tcp_srcport = -1, hf_tcp_dstport = -1, hf_tcp_seq_raw = -1, hf_tcp_ack_raw = -1, hf_tcp_len = -1,
@@ -138,6 +149,66 @@ static void apply_prefs(void)
         if (id >= 0)
             proto_set_decoding(id, !pref_in_charge);
     }
+}
+
+/* ---- the built-ins' fields ------------------------------------------------
+ * With the built-in iWARP dissectors turned off (in_charge), their
+ * display filters (iwarp_mpa.*, iwarp_ddp.*, iwarp_rdma.*) would match
+ * nothing.  So, by the preference compat_fields, each of our frames also
+ * carries, hidden, the built-ins' fields for what it decoded, with the
+ * same meaning: a filter selects the frames it selected without the
+ * plugin.  Found by name at handoff; one that a release lacks is left out. */
+enum {
+    C_MPA, C_DDP_RDMAP, C_REQ, C_REP, C_FPDU, C_KEY_REQ, C_KEY_REP, C_MARKER_FLAG, C_CRC_FLAG, C_REJ_FLAG, C_REV,
+    C_PDLEN, C_ULPDULEN, C_CRC_CHECK, C_FPDUPTR, C_DDP_T, C_DDP_L, C_DDP_DV, C_DDP_STAG, C_DDP_TO, C_DDP_QN, C_DDP_MSN,
+    C_DDP_MO, C_RDMA_VER, C_RDMA_OP, C_RDMA_INV, C_RR_SINKSTAG, C_RR_SINKTO, C_RR_SIZE, C_RR_SRCSTAG, C_RR_SRCTO,
+    C__COUNT
+};
+static const char *const compat_names[C__COUNT] = {
+    "iwarp_mpa", "iwarp_ddp_rdmap", "iwarp_mpa.req", "iwarp_mpa.rep", "iwarp_mpa.fpdu", "iwarp_mpa.key.req",
+    "iwarp_mpa.key.rep", "iwarp_mpa.marker_flag", "iwarp_mpa.crc_flag", "iwarp_mpa.rej_flag", "iwarp_mpa.rev",
+    "iwarp_mpa.pdlength", "iwarp_mpa.ulpdulength", "iwarp_mpa.crc_check", "iwarp_mpa.marker_fpduptr",
+    "iwarp_ddp.tagged_flag", "iwarp_ddp.last_flag", "iwarp_ddp.dv", "iwarp_ddp.stag", "iwarp_ddp.tagged_offset",
+    "iwarp_ddp.qn", "iwarp_ddp.msn", "iwarp_ddp.mo", "iwarp_rdma.version", "iwarp_rdma.opcode",
+    "iwarp_rdma.inval_stag", "iwarp_rdma.sinkstag", "iwarp_rdma.sinkto", "iwarp_rdma.rdmardsz",
+    "iwarp_rdma.srcstag", "iwarp_rdma.srcto",
+};
+static int hf_compat[C__COUNT];
+static iw_pref_bool pref_compat = TRUE;
+
+/* The built-in's field c, hidden, at [off, off+len) of tvb: v is the
+ * value (for a field with a bit mask, the octets it is masked from). */
+static void compat(proto_tree *tree, int c, tvbuff_t *tvb, int off, int len, guint64 v)
+{
+    int hf = hf_compat[c];
+    if (!tree || hf <= 0 || !pref_in_charge || !pref_compat || !tvb)
+        return;
+    if ((guint)off + (guint)len > tvb_captured_length(tvb))
+        off = len = 0;
+    header_field_info *h = proto_registrar_get_nth((guint)hf);
+    proto_item *pi = NULL;
+    switch (h->type) {
+    case FT_PROTOCOL:
+    case FT_NONE:
+    case FT_BYTES:
+        pi = proto_tree_add_item(tree, hf, tvb, off, len, ENC_NA);
+        break;
+    case FT_BOOLEAN:
+        pi = proto_tree_add_boolean(tree, hf, tvb, off, len, (guint32)v);
+        break;
+    case FT_UINT8:
+    case FT_UINT16:
+    case FT_UINT24:
+    case FT_UINT32:
+        pi = proto_tree_add_uint(tree, hf, tvb, off, len, (guint32)v);
+        break;
+    case FT_UINT64:
+        pi = proto_tree_add_uint64(tree, hf, tvb, off, len, v);
+        break;
+    default:
+        break;
+    }
+    proto_item_set_hidden(pi);
 }
 
 /* ---- finding the TCP segment --------------------------------------------- */
@@ -387,6 +458,17 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
         proto_tree_add_uint(st, hf_res, t, 16, 1, d.res);
         proto_tree_add_uint(st, hf_rev, t, 17, 1, d.rev);
         proto_tree_add_uint(st, hf_pd_length, t, 18, 2, d.pd_len);
+        if (d.kind == MPA_KEY_REQ || d.kind == MPA_KEY_REP) {
+            int req = d.kind == MPA_KEY_REQ;
+            compat(st, req ? C_REQ : C_REP, t, 0, (gint)MIN(avail, 20u + d.pd_len), 0);
+            compat(st, req ? C_KEY_REQ : C_KEY_REP, t, 0, MPA_KEY_LEN, 0);
+            guint8 b = (guint8)((d.m ? 0x80 : 0) | (d.c ? 0x40 : 0) | (d.r ? 0x20 : 0));
+            compat(st, C_MARKER_FLAG, t, 16, 1, b);
+            compat(st, C_CRC_FLAG, t, 16, 1, b);
+            compat(st, C_REJ_FLAG, t, 16, 1, b);
+            compat(st, C_REV, t, 17, 1, d.rev);
+            compat(st, C_PDLEN, t, 18, 2, d.pd_len);
+        }
         if (d.has_enh && avail >= 24) {
             proto_item *ei = proto_tree_add_none_format(st, hf_enh, t, 20, 4,
                                                          "Enhanced connection data (RFC 6581): IRD %u ORD %u%s%s%s%s",
@@ -445,34 +527,170 @@ static void draw_ddp_hdr(proto_tree *tree, tvbuff_t *t, int at, const mpa_ddp_hd
     }
 }
 
+/* What the DDP and RDMAP layers of one ULPDU share (the data of their
+ * dissector calls). */
+typedef struct ul_ctx {
+    guint ulpdu_len;
+    guint avail;              /* octets of u decoded */
+    wmem_strbuf_t *info;
+    const mpa_term_ctl *siw;  /* see draw_ulpdu */
+    mpa_ddp d;
+    /* The whole ULPDU for the upper layers when u holds only its headers
+     * (markers removed on demand): the FPDU's octets and layout, or NULL. */
+    const uint8_t *fpdu;
+    const mpa_fpdu *layout;
+    tvbuff_t *fpdu_tvb;
+} ul_ctx;
+
 /* DDP and RDMAP headers at the start of the ULPDU u (markers removed).
  * siw: a TERMINATE's fields as Linux siw writes them, when libmpa found
- * only that reading plausible (MPA-QRK-TRM-NIBBLES), else NULL. */
-static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_info *pinfo _U_, wmem_strbuf_t *info,
-                       const mpa_term_ctl *siw)
+ * only that reading plausible (MPA-QRK-TRM-NIBBLES), else NULL.  Each is
+ * a layer of its own (iwddp, iwrdmap: called as dissectors, so they are
+ * in frame.protocols), and the RDMAP payload goes to the upper layers. */
+static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_info *pinfo, wmem_strbuf_t *info,
+                       const mpa_term_ctl *siw, const uint8_t *fpdu, const mpa_fpdu *layout, tvbuff_t *fpdu_tvb)
 {
-    guint avail = MIN(tvb_captured_length(u), MPA_DDP_MAX_STRUCT_LEN);
-    mpa_ddp d;
+    ul_ctx c;
+    memset(&c, 0, sizeof c);
+    c.ulpdu_len = ulpdu_len;
+    c.info = info;
+    c.siw = siw;
+    c.fpdu = fpdu;
+    c.layout = layout;
+    c.fpdu_tvb = fpdu_tvb;
+    c.avail = MIN(tvb_captured_length(u), MPA_DDP_MAX_STRUCT_LEN);
     size_t need;
-    mpa_status st = mpa_ddp_decode(avail ? tvb_get_ptr(u, 0, avail) : NULL, avail, ulpdu_len, &d, &need);
+    mpa_status st = mpa_ddp_decode(c.avail ? tvb_get_ptr(u, 0, c.avail) : NULL, c.avail, ulpdu_len, &c.d, &need);
     char sum[256];
     if (info) {
-        mpa_ddp_summary(&d, st, sum, sizeof sum);
+        mpa_ddp_summary(&c.d, st, sum, sizeof sum);
         wmem_strbuf_append_printf(info, "%s%s", wmem_strbuf_get_len(info) ? ", " : "", sum);
     }
-    if (st == MPA_E_ARG || !d.hdr_len)
+    if (st == MPA_E_ARG || !c.d.hdr_len)
         return;
+    call_dissector_only(iwddp_handle, u, pinfo, tree, &c);
+}
+
+static int dissect_iwddp(tvbuff_t *u, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    ul_ctx *c = data;
+    if (!c)
+        return 0;
+    const mpa_ddp d = c->d;
+    guint avail = c->avail, ulpdu_len = c->ulpdu_len;
     proto_item *di = proto_tree_add_item(tree, proto_iwddp, u, 0, (gint)MIN(d.hdr_len, avail), ENC_NA);
     proto_item_append_text(di, ", %s, %s", d.hdr.tagged ? "tagged" : "untagged", d.hdr.last ? "last" : "not last");
     proto_tree *dt = proto_item_add_subtree(di, ett_ddp);
     if (avail < d.hdr_len) {
         proto_item_append_text(di, " [cut short: the header needs %zu octets, the ULPDU holds %u]", d.hdr_len,
                                ulpdu_len);
-        return;
+        return (int)avail;
     }
     draw_ddp_hdr(dt, u, 0, &d.hdr);
+    {
+        const mpa_ddp_hdr *h = &d.hdr;
+        guint8 b0 = (guint8)((h->tagged ? 0x80 : 0) | (h->last ? 0x40 : 0) | (h->dv & 3));
+        compat(dt, C_DDP_RDMAP, u, 0, (gint)MIN(d.need_len, avail), 0);
+        compat(dt, C_DDP_T, u, 0, 1, b0);
+        compat(dt, C_DDP_L, u, 0, 1, b0);
+        compat(dt, C_DDP_DV, u, 0, 1, b0);
+        compat(dt, C_RDMA_VER, u, 1, 1, (guint64)h->rv << 6);
+        compat(dt, C_RDMA_OP, u, 1, 1, h->opcode);
+        if (h->tagged) {
+            compat(dt, C_DDP_STAG, u, 2, 4, h->stag);
+            compat(dt, C_DDP_TO, u, 6, 8, h->to);
+        } else {
+            if (h->opcode == MPA_RDMAP_SEND_INVALIDATE || h->opcode == MPA_RDMAP_SEND_SE_INVALIDATE)
+                compat(dt, C_RDMA_INV, u, 2, 4, h->rsvdulp);
+            compat(dt, C_DDP_QN, u, 6, 4, h->qn);
+            compat(dt, C_DDP_MSN, u, 10, 4, h->msn);
+            compat(dt, C_DDP_MO, u, 14, 4, h->mo);
+        }
+    }
     proto_item *pl = proto_tree_add_uint(dt, hf_ddp_payload_len, u, 0, 0, (guint32)d.payload_len);
     proto_item_set_generated(pl);
+    call_dissector_only(iwrdmap_handle, u, pinfo, tree, c);
+    return (int)avail;
+}
+
+/* The RDMAP payload to the upper layers (the iwarp_ddp_rdmap heuristic
+ * table), with the description of the message they expect. */
+static void hand_off(tvbuff_t *u, packet_info *pinfo, const ul_ctx *c)
+{
+    const mpa_ddp *d = &c->d;
+    switch (d->hdr.opcode) {
+    case MPA_RDMAP_RDMA_WRITE:
+    case MPA_RDMAP_READ_REQUEST:
+    case MPA_RDMAP_READ_RESPONSE:
+    case MPA_RDMAP_SEND:
+    case MPA_RDMAP_SEND_INVALIDATE:
+    case MPA_RDMAP_SEND_SE:
+    case MPA_RDMAP_SEND_SE_INVALIDATE:
+        break;
+    default:
+        return;
+    }
+    if (!ulp_heur || !d->complete)
+        return;
+    tvbuff_t *w = u;
+    if (c->fpdu && c->layout && tvb_captured_length(u) < c->ulpdu_len) {
+        /* u has the headers only: the whole ULPDU, markers removed. */
+        uint8_t *copy = wmem_alloc(pinfo->pool, c->ulpdu_len ? c->ulpdu_len : 1);
+        mpa_fpdu_ulpdu_copy(c->fpdu, c->layout, copy, c->ulpdu_len);
+        w = tvb_new_child_real_data(c->fpdu_tvb, copy, c->ulpdu_len, c->ulpdu_len);
+        add_new_data_source(pinfo, w, "ULPDU (markers removed)");
+    }
+    if (tvb_captured_length(w) < d->need_len)
+        return;
+    rdmap_info_t ri;
+    rdmap_request_t rr;
+    memset(&ri, 0, sizeof ri);
+    ri.opcode = d->hdr.opcode;
+    ri.last_flag = d->hdr.last;
+    ri.is_tagged = d->hdr.tagged;
+    if (d->hdr.tagged) {
+        ri.steering_tag = d->hdr.stag;
+        ri.tagged_offset = d->hdr.to;
+    } else {
+        ri.queue_number = d->hdr.qn;
+        ri.message_seq_num = d->hdr.msn;
+        ri.message_offset = d->hdr.mo;
+    }
+    if (d->hdr.opcode == MPA_RDMAP_READ_REQUEST) {
+        rr.sink_stag = d->u.rreq.sink_stag;
+        rr.sink_toffset = d->u.rreq.sink_to;
+        rr.source_stag = d->u.rreq.src_stag;
+        rr.source_toffset = d->u.rreq.src_to;
+        rr.message_size = d->u.rreq.size;
+        ri.read_request = &rr;
+    }
+    tvbuff_t *pl = tvb_new_subset_remaining(w, (gint)d->need_len);
+    heur_dtbl_entry_t *hd = NULL;
+    /* An upper layer that reads past the end of a payload too short for
+     * it did not recognise it (RPC-over-RDMA reads its 28-octet header
+     * from any Send before it looks at it): not a malformed packet of
+     * ours, so the layers it left are taken back and nothing is shown. */
+    guint layers = wmem_list_count(pinfo->layers);
+    TRY {
+        if (dissector_try_heuristic(ulp_heur, pl, pinfo, g_top_tree, &hd, &ri))
+            g_ulp_took = TRUE;
+    }
+    CATCH_BOUNDS_ERRORS {
+        while (wmem_list_count(pinfo->layers) > layers)
+            wmem_list_remove_frame(pinfo->layers, wmem_list_tail(pinfo->layers));
+    }
+    ENDTRY;
+}
+
+static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree, void *data)
+{
+    ul_ctx *c = data;
+    if (!c)
+        return 0;
+    const mpa_ddp d = c->d;
+    guint avail = c->avail, ulpdu_len = c->ulpdu_len;
+    const mpa_term_ctl *siw = c->siw;
+    wmem_strbuf_t *info = c->info;
     proto_item *ri = proto_tree_add_item(tree, proto_iwrdmap, u, 0, (gint)MIN(d.need_len, avail), ENC_NA);
     proto_item_append_text(ri, ", %s", val_to_str_const(d.hdr.opcode, opcode_vals, "Reserved"));
     proto_tree *rt = proto_item_add_subtree(ri, ett_rdmap);
@@ -482,7 +700,7 @@ static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_in
          * from octets that are not there (libmpa's finding says why). */
         proto_item_append_text(ri, " [cut short: the header needs %zu octets, the ULPDU holds %u]", d.need_len,
                                ulpdu_len);
-        return;
+        return (int)avail;
     }
     switch (d.hdr.opcode) {
     case MPA_RDMAP_READ_REQUEST:
@@ -491,6 +709,11 @@ static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_in
         proto_tree_add_uint(rt, hf_rr_size, u, at + 12, 4, d.u.rreq.size);
         proto_tree_add_uint(rt, hf_rr_src_stag, u, at + 16, 4, d.u.rreq.src_stag);
         proto_tree_add_uint64(rt, hf_rr_src_to, u, at + 20, 8, d.u.rreq.src_to);
+        compat(rt, C_RR_SINKSTAG, u, at, 4, d.u.rreq.sink_stag);
+        compat(rt, C_RR_SINKTO, u, at + 4, 8, d.u.rreq.sink_to);
+        compat(rt, C_RR_SIZE, u, at + 12, 4, d.u.rreq.size);
+        compat(rt, C_RR_SRCSTAG, u, at + 16, 4, d.u.rreq.src_stag);
+        compat(rt, C_RR_SRCTO, u, at + 20, 8, d.u.rreq.src_to);
         break;
     case MPA_RDMAP_TERMINATE: {
         const mpa_term *tm = &d.u.term;
@@ -558,6 +781,8 @@ static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_in
     default:
         break;
     }
+    hand_off(u, pinfo, c);
+    return (int)avail;
 }
 
 static const char *rtr_word(unsigned k)
@@ -617,9 +842,14 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
         proto_tree *mt = proto_item_add_subtree(mi, ett_marker);
         proto_tree_add_uint(mt, hf_marker_res, t, (gint)m->buf_off, 2, m->reserved);
         proto_tree_add_uint(mt, hf_marker_ptr, t, (gint)m->buf_off + 2, 2, m->fpduptr);
+        compat(mt, C_FPDUPTR, t, (gint)m->buf_off + 2, 2, m->fpduptr);
     }
     int at = f.leading_marker ? MPA_MARKER_LEN : 0;
     proto_tree_add_uint(ft, hf_ulpdu_length, t, at, 2, f.ulpdu_len);
+    compat(ft, C_FPDU, t, 0, (gint)f.wire_len, 0);
+    compat(ft, C_ULPDULEN, t, at, 2, f.ulpdu_len);
+    if (it->u.fpdu.crc_checked)
+        compat(ft, C_CRC_CHECK, t, (gint)f.wire_len - 4, 4, tvb_get_ntohl(t, (gint)f.wire_len - 4)); /* as the built-in reads it */
     tvbuff_t *u;
     if (f.ulpdu) {
         u = tvb_new_subset_length(t, at + 2, f.ulpdu_len);
@@ -646,7 +876,7 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
     /* Whatever happens drawing the headers, the verdicts are attached. */
     TRY {
         draw_ulpdu(ft, u, f.ulpdu_len, pinfo, info,
-                   it->u.fpdu.term_quirk == MPA_TERM_LE_BITFIELD ? &it->u.fpdu.term_read : NULL);
+                   it->u.fpdu.term_quirk == MPA_TERM_LE_BITFIELD ? &it->u.fpdu.term_read : NULL, p, &f, t);
     }
     CATCH_NONFATAL_ERRORS {
         show_exception(u, pinfo, ft, EXCEPT_CODE, GET_MESSAGE);
@@ -698,7 +928,7 @@ static void draw_cut_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tre
         uint8_t *copy = wmem_memdup(pinfo->pool, h->ulpdu, h->ulpdu_avail ? h->ulpdu_avail : 1);
         tvbuff_t *u = tvb_new_child_real_data(t, copy, (guint)h->ulpdu_avail, h->ulpdu_len);
         TRY {
-            draw_ulpdu(ft, u, h->ulpdu_len, pinfo, info, NULL);
+            draw_ulpdu(ft, u, h->ulpdu_len, pinfo, info, NULL, NULL, NULL, NULL);
         }
         CATCH_NONFATAL_ERRORS {
             show_exception(u, pinfo, ft, EXCEPT_CODE, GET_MESSAGE);
@@ -754,46 +984,53 @@ static void draw_conv(packet_info *pinfo, proto_tree *tree, tvbuff_t *tvb, const
     proto_item_set_generated(proto_tree_add_boolean(ct, hf_conv_midstream, tvb, 0, 0, cv->midstream));
 }
 
-static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+/* The frame whose first pass was made by the in-layer path (TCP handed
+ * its payload to iwmpa): the postdissector leaves it alone. */
+static guint32 g_layer_num;
+
+/* First pass: follow the frame's TCP segment and keep what happened in
+ * it.  *seg gets the segment (seg->payload_len 0 when none). */
+static iw_frame *first_pass(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
 {
-    if (!pref_in_charge)
-        return 0;
-    iw_seg seg;
-    iw_frame *fr;
-    seg.payload_len = 0;
-    if (!PINFO_FD_VISITED(pinfo)) {
-        if (!find_tcp(pinfo, tree, &seg))
-            return 0;
-        /* Only when Decode As gave a port to iwmpa is a conversation
-         * looked up (it costs, on every TCP frame). */
-        conversation_t *conv = decode_as_used ? find_conversation_pinfo(pinfo, 0) : NULL;
-        int forced = conv && conversation_get_proto_data(conv, proto_iwmpa) != NULL;
-        int became_mpa;
-        fr = iw_track(&seg, pinfo->num, &g_prefs, forced, &became_mpa);
-        if (fr) {
-            int src = seg.payload_len ? data_src_index(pinfo, seg.tvb) : -1;
-            fr->pay_src = (int16_t)src;
-            fr->pay_off = seg.payload_off;
-            fr->pay_len = src >= 0 ? seg.payload_len : 0;
-            p_add_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0, fr);
-        }
-        if (became_mpa) {
-            /* From the next frame on, TCP hands this connection's payload
-             * to iwmpa first: no other dissector takes MPA octets for its
-             * own (SMB on 445...), and no heuristic is tried on them. */
-            conversation_t *c = find_or_create_conversation(pinfo);
-            if (c)
-                conversation_set_dissector_from_frame_number(c, pinfo->num + 1, iwmpa_claim_handle);
-        }
-    } else {
-        fr = p_get_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0);
+    seg->payload_len = 0;
+    if (!find_tcp(pinfo, tree, seg))
+        return NULL;
+    /* Only when Decode As gave a port to iwmpa is a conversation
+     * looked up (it costs, on every TCP frame). */
+    conversation_t *conv = decode_as_used ? find_conversation_pinfo(pinfo, 0) : NULL;
+    int forced = conv && conversation_get_proto_data(conv, proto_iwmpa) != NULL;
+    int became_mpa;
+    iw_frame *fr = iw_track(seg, pinfo->num, &g_prefs, forced, &became_mpa);
+    if (fr) {
+        int src = seg->payload_len ? data_src_index(pinfo, seg->tvb) : -1;
+        fr->pay_src = (int16_t)src;
+        fr->pay_off = seg->payload_off;
+        fr->pay_len = src >= 0 ? seg->payload_len : 0;
+        p_add_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0, fr);
     }
-    if (!fr)
-        return 0;
+    if (became_mpa) {
+        /* From the next frame on, TCP hands this connection's payload
+         * to iwmpa first: no other dissector takes MPA octets for its
+         * own (SMB on 445...), no heuristic is tried on them, and the
+         * frame is drawn during TCP's dissection (dissect_iwmpa_layer). */
+        conversation_t *c = find_or_create_conversation(pinfo);
+        if (c)
+            conversation_set_dissector_from_frame_number(c, pinfo->num + 1, iwmpa_claim_handle);
+    }
+    return fr;
+}
+
+/* Draws frame fr: the iwmpa tree, its DDP and RDMAP layers, the upper
+ * layers, the columns.  seg: the first pass's segment (NULL on a later
+ * pass: the payload is found again where the first pass saw it). */
+static void render(iw_frame *fr, const iw_seg *seg, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
+{
+    g_top_tree = tree;
+    g_ulp_took = FALSE;
     tvbuff_t *payload = NULL;
-    if (!PINFO_FD_VISITED(pinfo)) {
-        if (seg.payload_len)
-            payload = tvb_new_subset_length(seg.tvb, seg.payload_off, (gint)seg.payload_len);
+    if (seg) {
+        if (seg->payload_len)
+            payload = tvb_new_subset_length(seg->tvb, seg->payload_off, (gint)seg->payload_len);
     } else {
         payload = payload_again(pinfo, fr);
     }
@@ -813,9 +1050,12 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         const iw_item *it = &fr->items[k];
         switch ((iw_kind)it->kind) {
         case IW_FRAME:
+            if (!k || fr->items[k - 1].kind != IW_FRAME)
+                compat(mt, C_MPA, payload ? payload : anchor, 0, 0, 0);
             draw_frame(it, pinfo, mt, payload, fr, info);
             break;
         case IW_FPDU:
+            compat(mt, C_MPA, payload ? payload : anchor, 0, 0, 0);
             draw_fpdu(it, pinfo, mt, fpdu_src, fr, info);
             break;
         case IW_DATA: {
@@ -865,32 +1105,110 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     }
     /* The columns tell the MPA story where there is one (a frame with
      * only a FIN or an ACK keeps TCP's); held octets are said after it. */
-    if (info && wmem_strbuf_get_len(info)) {
+    if (info && wmem_strbuf_get_len(info) && !g_ulp_took) {
         col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
         col_add_str(pinfo->cinfo, COL_INFO, wmem_strbuf_get_str(info));
     }
     if (fr->held)
         col_append_fstr(pinfo->cinfo, COL_INFO, " [MPA: %u octets held]", fr->held);
+}
+
+static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+    if (!pref_in_charge)
+        return 0;
+    iw_seg seg;
+    iw_frame *fr;
+    if (!PINFO_FD_VISITED(pinfo)) {
+        if (g_layer_num == pinfo->num)
+            return 0; /* done by the in-layer path */
+        fr = first_pass(pinfo, tree, &seg);
+    } else {
+        fr = p_get_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0);
+        if (fr && fr->in_layer)
+            return 0;
+    }
+    if (!fr)
+        return 0;
+    render(fr, PINFO_FD_VISITED(pinfo) ? NULL : &seg, tvb, pinfo, tree);
     return tvb_captured_length(tvb);
 }
 
-/* The payload of a connection known to speak MPA: the postdissector
- * draws it; this only keeps it from other dissectors. */
-static int dissect_iwmpa_claim(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree _U_, void *data _U_)
+/* The payload of a connection known to speak MPA (or given to iwmpa by
+ * Decode As), as TCP hands it over: the frame is followed and drawn here,
+ * so iwmpa, iwddp, iwrdmap and the upper layers are layers of the frame
+ * (frame.protocols, Protocol Hierarchy); the postdissector then leaves
+ * it alone.  It also keeps the octets from other dissectors. */
+static int dissect_iwmpa_layer(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
 {
     col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
+    if (!pref_in_charge)
+        return tvb_captured_length(tvb);
+    iw_seg seg;
+    iw_frame *fr;
+    if (!PINFO_FD_VISITED(pinfo)) {
+        if (g_layer_num == pinfo->num)
+            return tvb_captured_length(tvb); /* a second payload in the frame: the postdissector's */
+        g_layer_num = pinfo->num;
+        fr = first_pass(pinfo, tree, &seg);
+        if (fr)
+            fr->in_layer = 1;
+    } else {
+        fr = p_get_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0);
+        if (fr && !fr->in_layer)
+            return tvb_captured_length(tvb);
+    }
+    if (fr)
+        render(fr, PINFO_FD_VISITED(pinfo) ? NULL : &seg, tvb, pinfo, tree);
     return tvb_captured_length(tvb);
+}
+
+static int dissect_iwmpa_claim(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+    return dissect_iwmpa_layer(tvb, pinfo, tree);
+}
+
+/* TCP's heuristic: a segment that starts as every startup key does
+ * ("MPA ") and that no port's dissector took.  It makes the Request (and
+ * any startup frame TCP has no other taker for) a layer of its frame too;
+ * the rest of the connection comes through dissect_iwmpa_claim. */
+static iw_heur_ret heur_iwmpa(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+    if (!pref_in_charge || tvb_captured_length(tvb) < 4 || tvb_memeql(tvb, 0, (const guint8 *)"MPA ", 4) != 0)
+        return FALSE;
+    iw_seg seg;
+    iw_frame *fr;
+    if (!PINFO_FD_VISITED(pinfo)) {
+        if (g_layer_num == pinfo->num)
+            return FALSE;
+        g_layer_num = pinfo->num;
+        fr = first_pass(pinfo, tree, &seg);
+        if (!fr)
+            return FALSE;
+        fr->in_layer = 1;
+    } else {
+        fr = p_get_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0);
+        if (!fr || !fr->in_layer)
+            return FALSE;
+    }
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
+    render(fr, PINFO_FD_VISITED(pinfo) ? NULL : &seg, tvb, pinfo, tree);
+    return TRUE;
 }
 
 /* Decode As (tcp.port): the connection is MPA even without startup frames. */
-static int dissect_iwmpa_port(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree _U_, void *data _U_)
+static int dissect_iwmpa_port(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
     decode_as_used = TRUE;
     conversation_t *conv = find_or_create_conversation(pinfo);
     if (!conversation_get_proto_data(conv, proto_iwmpa))
         conversation_add_proto_data(conv, proto_iwmpa, GINT_TO_POINTER(1));
-    col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
-    return tvb_captured_length(tvb);
+    return dissect_iwmpa_layer(tvb, pinfo, tree);
+}
+
+static void layer_init(void)
+{
+    g_layer_num = 0;
 }
 
 /* ---- registration ------------------------------------------------------- */
@@ -1064,10 +1382,16 @@ void proto_register_iwmpa(void)
 
     module_t *m = prefs_register_protocol(proto_iwmpa, apply_prefs);
     prefs_register_bool_preference(
-        m, "in_charge", "Decode iWARP here (and turn off the built-in iwarp_mpa, iwarp_ddp, iwarp_rdma)",
+        m, "in_charge", "Decode iWARP with this plugin (turns off Wireshark's built-in iwarp_mpa)",
         "On: this plugin decodes and judges MPA on every TCP port and the built-in iWARP dissectors are turned off. "
         "Off: the built-in dissectors stay in charge and this plugin does nothing.",
         &pref_in_charge);
+    prefs_register_bool_preference(
+        m, "compat_fields", "Fill the built-in dissectors' fields (iwarp_mpa.*, iwarp_ddp.*, iwarp_rdma.*)",
+        "While this plugin is in charge (the built-ins turned off), each frame it decodes also carries the "
+        "built-in dissectors' fields for what it decoded, hidden, so display filters and colouring rules "
+        "written for them keep selecting the same frames.",
+        &pref_compat);
     pref_ports = range_empty(wmem_epan_scope());
     prefs_register_range_preference(
         m, "ports", "TCP ports with MPA also without startup frames",
@@ -1090,6 +1414,9 @@ void proto_register_iwmpa(void)
     iwmpa_post_handle = register_dissector("iwmpa_post", dissect_iwmpa_post, proto_iwmpa);
     iwmpa_port_handle = register_dissector("iwmpa", dissect_iwmpa_port, proto_iwmpa);
     iwmpa_claim_handle = create_dissector_handle(dissect_iwmpa_claim, proto_iwmpa);
+    iwddp_handle = create_dissector_handle(dissect_iwddp, proto_iwddp);
+    iwrdmap_handle = create_dissector_handle(dissect_iwrdmap, proto_iwrdmap);
+    register_init_routine(layer_init);
     register_init_routine(iw_track_init);
     register_cleanup_routine(iw_track_cleanup);
 }
@@ -1110,5 +1437,10 @@ void proto_reg_handoff_iwmpa(void)
     register_postdissector(iwmpa_post_handle);
     set_postdissector_wanted_hfids(iwmpa_post_handle, wanted);
     dissector_add_for_decode_as_with_preference("tcp.port", iwmpa_port_handle);
+    ulp_heur = find_heur_dissector_list("iwarp_ddp_rdmap");
+    for (unsigned i = 0; i < C__COUNT; i++)
+        hf_compat[i] = proto_registrar_get_id_byname(compat_names[i]);
+    heur_dissector_add("tcp", heur_iwmpa, "iWARP MPA startup frames (libmpa)", "iwmpa_tcp", proto_iwmpa,
+                       HEURISTIC_ENABLE);
     apply_prefs();
 }

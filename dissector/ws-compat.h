@@ -8,7 +8,8 @@
  *  - The field-type tests IS_FT_UINT32/IS_FT_UINT64 became
  *    FT_IS_UINT32/FT_IS_UINT64 (4.2).
  *  - field_info.value is an fvalue_t * since 4.2 (an fvalue_t before).
- *  - Boolean preferences are C bools since 4.4 (gboolean before).
+ *  - Boolean preferences are C bools since 4.4 (gboolean before), and so
+ *    is what a heuristic dissector returns (heur_dissector_t).
  *  - wmem_packet_scope() is gone in 4.6: the code uses pinfo->pool (there
  *    since 3.6) everywhere, so it needs no macro here.
  */
@@ -38,8 +39,10 @@
 
 #if IW_WS_AT_LEAST(4, 4)
 typedef bool iw_pref_bool;
+typedef bool iw_heur_ret;
 #else
 typedef gboolean iw_pref_bool;
+typedef gboolean iw_heur_ret;
 #endif
 
 #endif

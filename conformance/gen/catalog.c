@@ -980,6 +980,122 @@ static void gen_demo(void)
     }
 }
 
+/* ---- upper layers: what Wireshark's own dissectors take from DDP/RDMAP ---- */
+
+/* A Send (untagged, QN 0, last) whose payload is the n octets at p. */
+static void put_send_bytes(cs_scen *s, int dir, unsigned msn, const uint8_t *p, size_t n)
+{
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND, MPA_QN_SEND, msn);
+    size_t w = cs_ul_build(&d, 0, g_ul, sizeof g_ul);
+    memcpy(g_ul + w, p, n);
+    cs_fpdu(s, dir, g_ul, w + n);
+}
+
+/* SMB Direct (MS-SMBD 2.2): the Negotiate Request and Response, then one
+ * Data Transfer Message from the client carrying an SMB2 NEGOTIATE
+ * Request (MS-SMB2 2.2.3), each a Send. */
+static void build_smbd(cs_scen *s)
+{
+    uint8_t q[20], r[32], m[24 + 64 + 38];
+    memset(q, 0, sizeof q);
+    put_le16(q, 0x0100);      /* MinVersion */
+    put_le16(q + 2, 0x0100);  /* MaxVersion */
+    put_le16(q + 6, 255);     /* CreditsRequested */
+    put_le32(q + 8, 1364);    /* PreferredSendSize */
+    put_le32(q + 12, 8192);   /* MaxReceiveSize */
+    put_le32(q + 16, 1048576); /* MaxFragmentedSize */
+    memset(r, 0, sizeof r);
+    put_le16(r, 0x0100);
+    put_le16(r + 2, 0x0100);
+    put_le16(r + 4, 0x0100);  /* NegotiatedVersion */
+    put_le16(r + 8, 255);     /* CreditsRequested */
+    put_le16(r + 10, 255);    /* CreditsGranted */
+    put_le32(r + 12, 0);      /* Status: success */
+    put_le32(r + 16, 1048576); /* MaxReadWriteSize */
+    put_le32(r + 20, 1364);
+    put_le32(r + 24, 8192);
+    put_le32(r + 28, 1048576);
+    memset(m, 0, sizeof m);
+    put_le16(m, 255);         /* CreditsRequested */
+    put_le16(m + 2, 1);       /* CreditsGranted */
+    put_le32(m + 12, 24);     /* DataOffset */
+    put_le32(m + 16, 64 + 38); /* DataLength */
+    uint8_t *h = m + 24;  /* SMB2 header */
+    h[0] = 0xfe, h[1] = 'S', h[2] = 'M', h[3] = 'B';
+    put_le16(h + 4, 64);      /* StructureSize */
+    put_le16(h + 12, 0);      /* Command: NEGOTIATE */
+    put_le16(h + 14, 1);      /* CreditRequest */
+    uint8_t *b = h + 64;  /* NEGOTIATE Request */
+    put_le16(b, 36);          /* StructureSize */
+    put_le16(b + 2, 1);       /* DialectCount */
+    put_le16(b + 4, 1);       /* SecurityMode: signing enabled */
+    for (int i = 0; i < 16; i++)
+        b[12 + i] = (uint8_t)(0x11 * (i + 1)); /* ClientGuid */
+    put_le16(b + 36, 0x0300); /* SMB 3.0 */
+    cs_start_plain(s, 0, 0);
+    put_send_bytes(s, D0, 1, q, sizeof q);
+    put_send_bytes(s, D1, 1, r, sizeof r);
+    put_send_bytes(s, D0, 2, m, sizeof m);
+    cs_close_both(s);
+}
+
+/* RPC-over-RDMA version 1 (RFC 8166 4.2): an RDMA_MSG with no chunks
+ * carrying an NFSv3 NULL call (RFC 5531 9, RFC 1813 3.3.0) and its reply. */
+static void build_rpcrdma(cs_scen *s)
+{
+    uint8_t q[28 + 40], r[28 + 24];
+    memset(q, 0, sizeof q);
+    memset(r, 0, sizeof r);
+    for (int k = 0; k < 2; k++) {
+        uint8_t *p = k ? r : q;
+        put_be32(p, 0x5eed0001u); /* XID */
+        put_be32(p + 4, 1);       /* version 1 */
+        put_be32(p + 8, 32);      /* credits */
+        put_be32(p + 12, 0);      /* RDMA_MSG; read list, write list, reply chunk absent */
+        put_be32(p + 28, 0x5eed0001u); /* the RPC message: XID */
+        put_be32(p + 32, (uint32_t)k); /* CALL 0, REPLY 1 */
+    }
+    put_be32(q + 36, 2);      /* RPC version */
+    put_be32(q + 40, 100003); /* NFS */
+    put_be32(q + 44, 3);
+    put_be32(q + 48, 0);      /* NULL; AUTH_NONE credential and verifier */
+    /* reply: MSG_ACCEPTED, AUTH_NONE verifier, SUCCESS (all zero) */
+    cs_start_plain(s, 0, 0);
+    put_send_bytes(s, D0, 1, q, sizeof q);
+    put_send_bytes(s, D1, 1, r, sizeof r);
+    cs_close_both(s);
+}
+
+/* One scenario on a given server port. */
+static void one_port(const char *file, cs_scen *s, uint16_t port, const char *desc)
+{
+    netpath np = path_eth(4, 10, 20);
+    conv c;
+    conv_scen(&c, &np, s, 40001, port, NULL);
+    if (write_one(file, CAPW_PCAP, &c) == 0) {
+        manifest(file, link_desc(CAPW_PCAP, &np, NULL), "", desc, NULL);
+        verify_scen(file, s, "");
+    }
+    conv_free(&c);
+}
+
+static void gen_ulp(void)
+{
+    cs_scen s;
+    cs_init(&s);
+    build_smbd(&s);
+    one_port("ulp-smb-direct.pcap", &s, 445,
+             "SMB Direct on port 445: Negotiate Request and Response, a Data Transfer Message with an SMB2 "
+             "NEGOTIATE (MS-SMBD 2.2)");
+    cs_free(&s);
+    cs_init(&s);
+    build_rpcrdma(&s);
+    one_port("ulp-rpcrdma.pcap", &s, 20049,
+             "RPC-over-RDMA version 1 on port 20049: an RDMA_MSG with an NFSv3 NULL call and its reply "
+             "(RFC 8166)");
+    cs_free(&s);
+}
+
 /* Reads a whole (small) file. */
 static uint8_t *slurp(const char *path, size_t *len)
 {
@@ -1115,6 +1231,7 @@ int gen_reference(const char *outdir, int verify)
     gen_links();
     gen_reuse_mixed();
     gen_demo();
+    gen_ulp();
     gen_bad();
     if (fclose(g_man) != 0) {
         fprintf(stderr, "mpa-capgen: %s: %s\n", man, strerror(errno));
