@@ -705,6 +705,8 @@ static size_t order_of(int c, const char *test)
 static void print_kernel_bugs(void)
 {
     printf("\n### Kernel BUGs\n\n");
+    printf("Each breaks MPA-ROBUST-NO-CRASH (MUST): the test named is the one that was running"
+           " when the guest's kernel logged it (dut/siw/run.sh).\n\n");
     bool any = false;
     for (int c = 0; c < NCOMBO; c++) {
         const struct combo *co = &combos[c];
