@@ -56,6 +56,11 @@ static void usage(FILE *f)
           "      --lab COMMAND        the same in a network-namespace lab (root)\n"
           "      --before COMMAND     run sh -c COMMAND before each test ({test} {role});\n"
           "                           the test is an error if it exits non-zero\n"
+          "      --after COMMAND      the device's health after each test (sh -c; {test}\n"
+          "                           {role}): exit 1 means the test harmed it (a crash, an\n"
+          "                           oops): the test fails under MPA-ROBUST-NO-CRASH with\n"
+          "                           the command's last line; another non-zero status makes\n"
+          "                           the test an error\n"
           "Transport:\n"
           "      --transport socket|raw, --iface IF, --src ADDR, --src-port N, --gw-mac MAC,\n"
           "      --mss N              as in mpa-inject(1)\n"
@@ -78,7 +83,7 @@ static void usage(FILE *f)
 /* The command line. */
 typedef struct cli {
     play_cfg pc;
-    const char *role, *caps, *plan, *out_dir, *json, *junit, *html, *before, *device_name, *notes;
+    const char *role, *caps, *plan, *out_dir, *json, *junit, *html, *before, *after, *device_name, *notes;
     const char **globs; /* -t, nglobs of them */
     unsigned nglobs;
     int list, quiet, verbose;
@@ -87,7 +92,7 @@ typedef struct cli {
 
 enum {
     O_CAPS = 256, O_BIND, O_SPAWN, O_LAB, O_TRANSPORT, O_IFACE, O_SRC, O_SRC_PORT, O_GW_MAC, O_MSS, O_LIST, O_PLAN,
-    O_JSON, O_JUNIT, O_HTML, O_VERSION, O_BEFORE, O_DEVICE_NAME, O_NOTES,
+    O_JSON, O_JUNIT, O_HTML, O_VERSION, O_BEFORE, O_AFTER, O_DEVICE_NAME, O_NOTES,
 };
 
 /* A number option in min..max into *out: 0, or says why (what is
@@ -112,7 +117,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"listen", required_argument, NULL, 'l'}, {"role", required_argument, NULL, 'r'},
         {"caps", required_argument, NULL, O_CAPS}, {"bind", required_argument, NULL, O_BIND},
         {"spawn", required_argument, NULL, O_SPAWN}, {"lab", required_argument, NULL, O_LAB},
-        {"before", required_argument, NULL, O_BEFORE}, {"device-name", required_argument, NULL, O_DEVICE_NAME},
+        {"before", required_argument, NULL, O_BEFORE}, {"after", required_argument, NULL, O_AFTER}, {"device-name", required_argument, NULL, O_DEVICE_NAME},
         {"notes", required_argument, NULL, O_NOTES},
         {"transport", required_argument, NULL, O_TRANSPORT}, {"iface", required_argument, NULL, O_IFACE},
         {"src", required_argument, NULL, O_SRC}, {"src-port", required_argument, NULL, O_SRC_PORT},
@@ -142,6 +147,7 @@ static int parse_args(int argc, char **argv, cli *c)
         case O_SPAWN: c->pc.spawn_cmd = optarg; break;
         case O_LAB: c->pc.lab_cmd = optarg; break;
         case O_BEFORE: c->before = optarg; break;
+        case O_AFTER: c->after = optarg; break;
         case O_DEVICE_NAME: c->device_name = optarg; break;
         case O_NOTES: c->notes = optarg; break;
         case O_TRANSPORT: c->pc.transport = optarg; break;
@@ -329,6 +335,7 @@ static int run(cli *c, const conf_tests *T, int want_resp, int want_init, int ar
         .want_resp = want_resp,
         .want_init = want_init,
         .before = c->before,
+        .after = c->after,
         .trace_dir = rp.traces ? rp.trace_dir : NULL,
         .selection = sel,
         .nselection = sel ? selection(argc, argv, sel) : 0,

@@ -353,6 +353,37 @@ cJSON *jrep_test(const conf_test *t, const run_result *r, const char *transport,
     return o;
 }
 
+void jrep_harmed(cJSON *to, const char *evidence)
+{
+    const char *v = jget_str(to, "verdict");
+    char why[1600];
+    const char *old = jget_str(to, "reason");
+    if (old)
+        snprintf(why, sizeof why, "%.1000s; after the test: %.500s", old, evidence);
+    else
+        snprintf(why, sizeof why, "after the test: %.500s", evidence);
+    if (cJSON_GetObjectItemCaseSensitive(to, "reason"))
+        cJSON_ReplaceItemInObjectCaseSensitive(to, "reason", cJSON_CreateString(why));
+    else
+        cJSON_AddStringToObject(to, "reason", why);
+    if (v && !strcmp(v, "pass"))
+        cJSON_ReplaceItemInObjectCaseSensitive(to, "verdict", cJSON_CreateString("fail"));
+    cJSON *b = cJSON_GetObjectItemCaseSensitive(to, "broken");
+    if (!b)
+        b = cJSON_AddArrayToObject(to, "broken");
+    broken_add(b, "MPA-ROBUST-NO-CRASH", "health", cJSON_GetArraySize(jget(to, "steps")), evidence);
+}
+
+void jrep_after_error(cJSON *to, const char *why)
+{
+    cJSON_ReplaceItemInObjectCaseSensitive(to, "verdict", cJSON_CreateString("error"));
+    if (cJSON_GetObjectItemCaseSensitive(to, "reason"))
+        cJSON_ReplaceItemInObjectCaseSensitive(to, "reason", cJSON_CreateString(why));
+    else
+        cJSON_AddStringToObject(to, "reason", why);
+    cJSON_DeleteItemFromObjectCaseSensitive(to, "decided_at_step");
+}
+
 /* device.announced: per role, the first Request (the device as the
  * Initiator) or Reply (as the Responder) it sent in the run, as the
  * steps show it, and the test it came from. */

@@ -55,6 +55,15 @@ void jrep_add_suite(cJSON *doc, const conf_tests *T, size_t i);
 cJSON *jrep_test(const conf_test *t, const run_result *r, const char *transport, const char *skip_why,
                  const char *trace_rel);
 
+/* Test object to after a test whose --after command found the device
+ * harmed (exit 1; evidence: its last line): the verdict becomes fail
+ * (an error stays one), the reason says so, and "broken" gains
+ * MPA-ROBUST-NO-CRASH (how "health", step: after the last). */
+void jrep_harmed(cJSON *to, const char *evidence);
+
+/* The same when the --after command itself failed: the test is an error. */
+void jrep_after_error(cJSON *to, const char *why);
+
 /* duration_ms and the summary (counts and the exit status); the device's
  * address when only its Initiator side ran (where it connected from) and
  * what it announced at startup (device.announced). */

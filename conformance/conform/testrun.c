@@ -15,34 +15,44 @@
 #include "run.h"
 #include "term.h"
 
-int runner_before(const char *cmd, const char *test_id, const char *role, char *why, size_t n)
+int runner_command(const char *opt, const char *cmd, const char *test_id, const char *role, char *last,
+                   size_t lastn, char *why, size_t n)
 {
     char line[4096];
     static const char *const keys[] = {"test", "role", NULL};
     const char *const vals[] = {test_id, role};
     play_expand(cmd, keys, vals, line, sizeof line);
     fflush(NULL);
+    last[0] = 0;
     FILE *f = popen(line, "r");
     if (!f) {
-        snprintf(why, n, "--before: cannot run the command: %s", strerror(errno));
+        snprintf(why, n, "%s: cannot run the command: %s", opt, strerror(errno));
         return -1;
     }
-    char buf[512], last[200] = "";
+    char buf[512];
     while (fgets(buf, sizeof buf, f)) {
         buf[strcspn(buf, "\n")] = 0;
         if (buf[0])
-            snprintf(last, sizeof last, "%.199s", buf);
+            snprintf(last, lastn, "%.*s", (int)(lastn > 200 ? 199 : lastn - 1), buf);
     }
     int st = pclose(f);
     if (st == 0)
         return 0;
-    if (st > 0 && WIFEXITED(st))
-        snprintf(why, n, "--before command exited with status %d%s%s", WEXITSTATUS(st), last[0] ? ": " : "", last);
-    else if (st > 0 && WIFSIGNALED(st))
-        snprintf(why, n, "--before command killed by signal %d%s%s", WTERMSIG(st), last[0] ? ": " : "", last);
+    if (st > 0 && WIFEXITED(st)) {
+        snprintf(why, n, "%s command exited with status %d%s%s", opt, WEXITSTATUS(st), last[0] ? ": " : "", last);
+        return WEXITSTATUS(st);
+    }
+    if (st > 0 && WIFSIGNALED(st))
+        snprintf(why, n, "%s command killed by signal %d%s%s", opt, WTERMSIG(st), last[0] ? ": " : "", last);
     else
-        snprintf(why, n, "--before command failed: %s", strerror(errno));
+        snprintf(why, n, "%s command failed: %s", opt, strerror(errno));
     return -1;
+}
+
+int runner_before(const char *cmd, const char *test_id, const char *role, char *why, size_t n)
+{
+    char last[200];
+    return runner_command("--before", cmd, test_id, role, last, sizeof last, why, n) ? -1 : 0;
 }
 
 /* Per role of the device (0 Responder, 1 Initiator): whether a test has
@@ -99,6 +109,7 @@ static cJSON *play_one(player *P, const play_cfg *pc, const conf_test *t, const 
     }
     run_result r;
     char bwhy[sizeof r.error];
+    int ran = 0;
     if (c->before &&
         runner_before(c->before, s->test_id, s->device_initiator ? "initiator" : "responder", bwhy, sizeof bwhy)) {
         memset(&r, 0, sizeof r);
@@ -107,12 +118,27 @@ static cJSON *play_one(player *P, const play_cfg *pc, const conf_test *t, const 
         snprintf(r.error, sizeof r.error, "%s", bwhy);
     } else {
         play_run(P, s, tpp, &r);
+        ran = 1;
     }
     if (relp && !r.trace[0])
         relp = NULL;
     cJSON *to = jrep_test(t, &r, pc->transport, NULL, relp);
     *v = r.verdict == V_PASS ? TALLY_PASS : r.verdict == V_FAIL ? TALLY_FAIL : TALLY_ERROR;
     run_result_free(&r);
+    if (ran && c->after) {
+        /* the device's health after the test: exit 1 means harmed */
+        char last[200], awhy[sizeof r.error];
+        int st = runner_command("--after", c->after, s->test_id, s->device_initiator ? "initiator" : "responder",
+                                last, sizeof last, awhy, sizeof awhy);
+        if (st == 1) {
+            jrep_harmed(to, last[0] ? last : "the --after command found the device harmed");
+            if (*v == TALLY_PASS)
+                *v = TALLY_FAIL;
+        } else if (st) {
+            jrep_after_error(to, awhy);
+            *v = TALLY_ERROR;
+        }
+    }
     return to;
 }
 
@@ -150,6 +176,7 @@ cJSON *runner_run(player *P, const play_cfg *pc, const conf_tests *T, const runn
     struct timespec ts0, ts1;
     clock_gettime(CLOCK_MONOTONIC, &ts0);
     cJSON *doc = jrep_begin(pc, P, c->caps, c->selection, c->nselection, t0, &c->ident);
+    cJSON_AddItemToObject(doc, "health_check", c->after ? cJSON_CreateString(c->after) : cJSON_CreateNull());
     cJSON *tl = cJSON_GetObjectItemCaseSensitive(doc, "tests");
     conf_tally tally = {{0}, {0}};
     int starts;

@@ -21,6 +21,7 @@ typedef struct runner_cfg {
     const char *caps;              /* --caps LIST ("" for none) */
     int want_resp, want_init;      /* the device's roles tested */
     const char *before;            /* --before COMMAND, or NULL */
+    const char *after;             /* --after COMMAND (the device's health), or NULL */
     const char *trace_dir;         /* TEST.pcapng go there (traces/TEST.pcapng in the report); NULL: none */
     const char *const *selection;  /* the -t globs as given, for the report */
     unsigned nselection;
@@ -45,5 +46,12 @@ cJSON *runner_run(player *P, const play_cfg *pc, const conf_tests *T, const runn
  * prints read and dropped.  0 when it exits 0; else -1 and why (n
  * octets): the status or signal, and its last line. */
 int runner_before(const char *cmd, const char *test_id, const char *role, char *why, size_t n);
+
+/* Runs the command of option opt ("--before", "--after") the same way;
+ * its last non-empty line of output into last (lastn octets).  Returns
+ * 0 when it exits 0, its exit status when it exits non-zero (why says
+ * so), -1 when it could not run or was killed (why says so). */
+int runner_command(const char *opt, const char *cmd, const char *test_id, const char *role, char *last,
+                   size_t lastn, char *why, size_t n);
 
 #endif

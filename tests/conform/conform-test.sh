@@ -27,11 +27,16 @@
 #            tests conformance/suites/fault-matrix.tsv names fail, every
 #            other test still passes (conformance/suites/run-matrix.sh,
 #            which prints the matrix).
+#   after    --after, the device's health after each test: a command that
+#            exits 1 fails a passing test under MPA-ROBUST-NO-CRASH with its
+#            last line as evidence (JSON, terminal, exit status 1); exit 0
+#            changes nothing; another status makes the test an error
+#            (exit 2); {test} is the test's id.
 #   html     the HTML report of the normal run renders in headless
 #            chromium (tests/conform/html-test.sh checks the renderer
 #            itself on a fixture).
 #
-#   tests/conform/conform-test.sh [static|normal|faults|matrix|html]...
+#   tests/conform/conform-test.sh [static|normal|faults|after|matrix|html]...
 set -u
 set -f # -t patterns are mpa-conform's
 export LC_ALL=C
@@ -39,7 +44,7 @@ cd "$(dirname "$0")/../.." || exit 2
 conf=${MPA_CONFORM:-build/mpa-conform}
 peer=build/mpa-peer
 jget=build/jget
-parts=${*:-static normal faults matrix html}
+parts=${*:-static normal faults after matrix html}
 t_start=$(date +%s%N)
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -285,6 +290,48 @@ if want faults; then
             grep -q "^MUST requirements failed (1): $req\$" $tmp/f-$fault.out && ok ||
             ko "$fault: the terminal: $(grep -m3 -A3 '^FAIL' $tmp/f-$fault.out)"
     done
+fi
+
+if want after; then
+    # two tests that pass against mpa-peer; the "health check" harms the second
+    t1=startup.frame.reply-format t2=startup.rev.request-rev-1
+    hc='case {test} in '$t2') echo "kernel BUG at {test} as {role}"; exit 1;; esac; exit 0'
+    $conf -r responder -d $((pbase + 9)) --caps $caps --spawn "$resp_dev" -t $t1 -t $t2 --after "$hc" \
+        --json $tmp/after.json >$tmp/after.out 2>&1
+    rc=$?
+    v1=$($jget $tmp/after.json tests.0.verdict) v2=$($jget $tmp/after.json tests.1.verdict)
+    b1=$($jget $tmp/after.json tests.0.broken.#) id=$($jget $tmp/after.json tests.1.broken.0.id)
+    ev=$($jget $tmp/after.json tests.1.broken.0.evidence) how=$($jget $tmp/after.json tests.1.broken.0.how)
+    [ $rc = 1 ] && [ "$v1" = pass ] && [ "$b1" = 0 ] && [ "$v2" = fail ] && [ "$id" = MPA-ROBUST-NO-CRASH ] &&
+        [ "$how" = health ] && [ "$ev" = "kernel BUG at $t2 as responder" ] &&
+        grep -q "MPA-ROBUST-NO-CRASH" $tmp/after.out && ok ||
+        ko "--after exit 1: exit $rc, verdicts $v1 $v2, broken $b1 / $id ($how) '$ev': $(tail -3 $tmp/after.out)"
+    $conf -q -r responder -d $((pbase + 9)) --caps $caps --spawn "$resp_dev" -t $t1 --after 'exit 0' \
+        --json $tmp/after0.json >/dev/null 2>&1
+    rc=$?
+    [ $rc = 0 ] && [ "$($jget $tmp/after0.json tests.0.verdict)" = pass ] && ok || ko "--after exit 0: exit $rc"
+    # MPA-ROBUST-NO-CRASH passes only where a health check watched the device
+    robust() { # REPORT: the coverage verdict of MPA-ROBUST-NO-CRASH
+        local i n
+        n=$($jget $1 coverage.#)
+        for ((i = 0; i < n; i++)); do
+            [ "$($jget $1 coverage.$i.id)" = MPA-ROBUST-NO-CRASH ] && { $jget $1 coverage.$i.verdict; return; }
+        done
+        echo absent
+    }
+    $conf -q -r responder -d $((pbase + 9)) --caps $caps --spawn "$resp_dev" -t enhanced.robust.rst-after-reply \
+        --json $tmp/after-none.json >/dev/null 2>&1
+    $conf -q -r responder -d $((pbase + 9)) --caps $caps --spawn "$resp_dev" -t enhanced.robust.rst-after-reply \
+        --after 'exit 0' --json $tmp/after-well.json >/dev/null 2>&1
+    a=$(robust $tmp/after-none.json) b=$(robust $tmp/after-well.json) h=$($jget $tmp/after-well.json health_check)
+    [ "$a" = "not tested" ] && [ "$b" = pass ] && [ "$h" = "exit 0" ] && ok ||
+        ko "MPA-ROBUST-NO-CRASH without --after '$a' (want not tested), with '$b' (want pass), health_check '$h'"
+    $conf -q -r responder -d $((pbase + 9)) --caps $caps --spawn "$resp_dev" -t $t1 --after 'echo no console; exit 4' \
+        --json $tmp/after4.json >/dev/null 2>&1
+    rc=$?
+    r=$($jget $tmp/after4.json tests.0.reason)
+    [ $rc = 2 ] && [ "$($jget $tmp/after4.json tests.0.verdict)" = error ] &&
+        [ "$r" = "--after command exited with status 4: no console" ] && ok || ko "--after exit 4: exit $rc, reason '$r'"
 fi
 
 if want matrix; then
