@@ -262,7 +262,8 @@ run_set() {
         echo "dut-siw: siw $b as $r, part $part: ${#todo[@]} tests"
         set +e
         # in the background, so that a signal to this script is acted on at once
-        nsx timeout 900 "$conform" "${args[@]}" --before "$here/guestctl $ctl mark {test}" -o "$run/part$part" "${todo[@]}" > "$run/part$part.txt" 2>&1 &
+        nsx timeout 900 "$conform" "${args[@]}" --before "$here/guestctl $ctl mark {test}" \
+            --after "$here/guestctl $ctl health {test}" -o "$run/part$part" "${todo[@]}" > "$run/part$part.txt" 2>&1 &
         wait $!
         rc=$?
         set -e
@@ -297,7 +298,7 @@ run_set() {
         else
             # no BUG, but the guest stopped answering (hung): go on from
             # the first test that found it so, on a new guest
-            from=$(awk '/^ERROR / { id = $3 } /^      --before command exited .*(did not answer|control line is not open)/ { print id; exit }' "$run/part$part.txt")
+            from=$(awk '/^ERROR / { id = $3 } /^      --(before|after) command exited .*(did not answer|control line is not open)/ { print id; exit }' "$run/part$part.txt")
             [ -n "$from" ] || { todo=(); break; }
             after=0
             echo "dut-siw: the guest stopped answering before $from: booting a new one"
@@ -308,7 +309,7 @@ run_set() {
         # short before it
         declare -A file_of=()
         while read -r id f; do file_of[$id]=$f; done < <("$conform" --list "${globs[@]}" | awk -v r="$r" '$3 == r { print $1, $NF }')
-        hung=" $(awk '/^ERROR / { id = $3 } /^      --before command exited .*(did not answer|control line is not open)/ { print id }' "$run/part$part.txt" | tr '\n' ' ')"
+        hung=" $(awk '/^ERROR / { id = $3 } /^      --(before|after) command exited .*(did not answer|control line is not open)/ { print id }' "$run/part$part.txt" | tr '\n' ' ')"
         n=$("$top/build/jget" "$run/part$part/report.json" tests.#) || { echo "dut-siw: no report from part $part" >&2; exit 2; }
         rest=()
         seen=0
