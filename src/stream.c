@@ -1033,7 +1033,10 @@ static void term_ctx(const S *s, int dir, uint64_t index, mpa_term_ctx *x)
     const mpa_frame *r = s->init_dir >= 0 ? frame_of(s, !s->init_dir) : NULL;
     x->enhanced = (uint8_t)(s->enh || (q && q->s));
     x->rev2 = (uint8_t)(q && r && q->rev >= 2 && r->rev >= 2);
-    x->request_a = s->init_dir >= 0 && s->d[s->init_dir].fr.has_enh && s->d[s->init_dir].fr.enh.a;
+    /* either frame's A=1: code 7 also answers a Reply's A=1 that the
+     * Request (A=0) did not ask for (RFC 6581 9.2: no common model) */
+    x->request_a = s->init_dir >= 0 && ((s->d[s->init_dir].fr.has_enh && s->d[s->init_dir].fr.enh.a) ||
+                                        (s->d[!s->init_dir].fr.has_enh && s->d[!s->init_dir].fr.enh.a));
     x->initiator = dir == s->init_dir;
     x->first = index == 0 || s->midstream || d->st.gap_octets;
     /* An FPDU still arriving counts: a receiver may judge its DDP
@@ -1215,7 +1218,7 @@ static void check_terminate(S *s, int dir, uint64_t off, mpa_ev_fpdu *e)
     case MPA_TERM_LLP_STARTUP:
         finding(s, dir, off, MPA_F_TRM_LLP_STARTUP, "LLP/MPA code %u (%s): %s, FPDU #%llu of the %s", c->code,
                 mpa_term_code_name(c->layer, c->etype, c->code),
-                !x.enhanced ? "startup not enhanced" : !x.request_a && c->code == 7 ? "Request A=0" : "enhanced",
+                !x.enhanced ? "startup not enhanced" : !x.request_a && c->code == 7 ? "A=0 in both startup frames" : "enhanced",
                 (unsigned long long)e->index + 1, x.initiator ? "Initiator" : "Responder");
         break;
     case MPA_TERM_NO_PEER_FPDU:

@@ -25,6 +25,8 @@
 #   Responder tests: mpa-peer --listen {addr}:{port} --enhanced --timeout-ms 1000 -q
 #                    plus --markers 1 for the tests that need "markers",
 #                    plus --reject for the tests that need "reject"
+#   Initiator tests that need "client-server": --enhanced --send 1 in place
+#                    of --p2p (an enhanced Request with A=0, then data)
 #   Initiator tests: mpa-peer --connect {peer}:{port} --p2p --timeout-ms 1000 -q
 #   and for a faulty peer --fault NAME, plus what the fault needs
 #   (fault_extra below).
@@ -83,7 +85,7 @@ else
 fi
 trap 'exit 130' INT TERM
 
-# ---- the tests: file, role, group (base, markers, reject), id
+# ---- the tests: file, role, group (base, markers, reject, cs), id
 : >"$tmp/index"
 for f in conformance/suites/*/*.json; do
     mapfile -t v < <($jget "$f" device test.needs test.id)
@@ -91,6 +93,7 @@ for f in conformance/suites/*/*.json; do
     g=base
     [[ ${v[1]} == *'"markers"'* ]] && g=markers
     [[ ${v[1]} == *'"reject"'* ]] && g=reject
+    [[ ${v[1]} == *'"client-server"'* ]] && g=cs
     printf '%s\t%s\t%s\t%s\n' "$f" "${v[0]}" "$g" "${v[2]}" >>"$tmp/index"
 done
 [ -s "$tmp/index" ] || { echo "run-matrix: no tests" >&2; exit 2; }
@@ -119,7 +122,13 @@ k=0
 : >"$tmp/jobs"
 for ri in "${!rows[@]}"; do
     read -r fault role <<<"${rows[$ri]}"
-    for g in base markers reject; do
+    for g in base markers reject cs; do
+        if [ $g = cs ] && [ "$fault" != none ]; then
+            # a fault mpa-peer refuses without --p2p (usage error, exit
+            # 2) is not one a client-server Initiator can have
+            $peer --connect 127.0.0.1:9 --enhanced --send 1 --timeout-ms 1 -q --fault "$fault" >/dev/null 2>&1
+            [ $? = 2 ] && continue
+        fi
         awk -F'\t' -v r="$role" -v g="$g" '$2 == r && $3 == g {print $1}' "$tmp/index" >"$tmp/list"
         [ -s "$tmp/list" ] || continue
         split -l $CHUNK -d -a 3 "$tmp/list" "$tmp/chunk.$ri.$g."
@@ -136,6 +145,7 @@ run_job() { # k ri group chunk
     opts=$(row_opts "$fault" "$role")
     [ $g = markers ] && opts="$opts --markers 1"
     [ $g = reject ] && opts="$opts --reject"
+    [ $g = cs ] && opts="${opts/--p2p/--enhanced --send 1}"
     out=$tmp/out.$k.json
     if [ "$role" = responder ]; then
         timeout $JOB_TIMEOUT $inj -q --no-trace -t 127.0.0.1:$((port0 + k)) --spawn "$peer $opts" \

@@ -44,7 +44,8 @@ typedef enum mpa_term_quirk {
 /* Where the TERMINATE was sent. */
 typedef struct mpa_term_ctx {
     uint8_t enhanced;     /* the Request asked for enhanced startup (S=1)   */
-    uint8_t request_a;    /* the Request had A=1 (peer-to-peer asked for)   */
+    uint8_t request_a;    /* the Request or the Reply had A=1 (peer-to-peer
+                           * asked for, or answered where it was not)      */
     uint8_t initiator;    /* sent by the Initiator                          */
     uint8_t first;        /* it is the sender's first FPDU                  */
     uint8_t peer_fpdus;   /* the peer had sent an FPDU before it            */

@@ -85,6 +85,11 @@ static void reaction(conn *c, mpa_finding_id id)
         re = RE_TERM, code = 6;
         break;
     case MPA_F_ENH_A_ECHO:
+        /* --fault a1-ignored: an A=1 we did not ask for goes unanswered */
+        if (c->cfg->fault == FAULT_A1_IGNORED && !c->sent_a)
+            break;
+        re = RE_TERM, code = 7;
+        break;
     case MPA_F_ENH_RESP_OPT:
     case MPA_F_ENH_RTR_MATCH:
         re = RE_TERM, code = 7;

@@ -141,6 +141,11 @@ static const fault_info faults[FAULT__COUNT] = {
                            "Length, no copied DDP header; breaks MPA-RCV-TERM-HDR (only a peer that "
                            "sends a bad segment shows it)",
                            "(the other end is the faulty one here)"},
+    [FAULT_A1_IGNORED] = {"a1-ignored", FAULT_ROLE_I, FAULT_NEEDS_ENH, "-", "-",
+                          "takes a Reply's A=1 that its Request (A=0) did not ask for as A=0: sends its "
+                          "data, no RTR and no TERMINATE (only a Responder that sends such a Reply shows "
+                          "it)",
+                          "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

@@ -69,6 +69,7 @@ typedef enum peer_fault {
     FAULT_ALIGNED_ONLY,
     FAULT_MSN_PER_SEGMENT,
     FAULT_TERM_NO_HDR,
+    FAULT_A1_IGNORED,
     FAULT__COUNT
 } peer_fault;
 

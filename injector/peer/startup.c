@@ -280,7 +280,9 @@ void init_frame(conn *c)
             re = RE_TERM, code = 6; /* RFC 6581 9.1: not enough IRD */
         if (pe->ird != MPA_IRD_ORD_MAX && g->ord != MPA_IRD_ORD_MAX && g->ord > pe->ird)
             c->ord = pe->ird; /* RFC 6581 9.1: ORD at most the responder's IRD */
-        if (pe->a != c->sent_a) {
+        if (pe->a && !c->sent_a && faulty(c, FAULT_A1_IGNORED)) {
+            c->fault_done = 1; /* as if the Reply had A=0 */
+        } else if (pe->a != c->sent_a) {
             if (re == RE_NONE)
                 re = RE_TERM, code = 7;
         } else if (pe->a) {
