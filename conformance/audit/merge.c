@@ -112,14 +112,10 @@ static int same(const cJSON *a, const cJSON *b)
     return eq;
 }
 
-/* Read and check one shard's document. */
-static int load(shard *s, const char *name)
+/* Check one shard's document (text, named name); *text is freed. */
+static int load_text(shard *s, const char *name, char *text)
 {
-    const char *why = NULL;
-    char *text = slurp(name, &why);
     s->name = name;
-    if (!text)
-        return refuse("%s: %s", name, why);
     s->doc = cJSON_Parse(text);
     free(text);
     if (!s->doc)
@@ -140,6 +136,17 @@ static int load(shard *s, const char *name)
         return refuse("%s: an incomplete shard document", name);
     s->index = (int)num(s->info, "index");
     return 0;
+}
+
+/* Read and check one shard's document. */
+static int load(shard *s, const char *name)
+{
+    const char *why = NULL;
+    char *text = slurp(name, &why);
+    s->name = name;
+    if (!text)
+        return refuse("%s: %s", name, why);
+    return load_text(s, name, text);
 }
 
 static double dmax(double a, double b) { return a > b ? a : b; }
@@ -498,7 +505,9 @@ static int merge(shard *sh, int n, FILE *out)
     return fail ? 1 : 0;
 }
 
-int audit_merge(char *const *files, int nfiles, FILE *out)
+/* The documents of files[], or (texts not NULL) the texts themselves,
+ * each freed. */
+static int merge_all(char *const *files, char **texts, int nfiles, FILE *out)
 {
     if (nfiles < 1)
         return refuse("no shard documents named");
@@ -506,8 +515,16 @@ int audit_merge(char *const *files, int nfiles, FILE *out)
     if (!sh)
         return refuse("out of memory");
     int rc = 0;
-    for (int i = 0; i < nfiles && !rc; i++)
-        rc = load(&sh[i], files[i]);
+    for (int i = 0; i < nfiles; i++) {
+        if (!texts)
+            rc = rc ? rc : load(&sh[i], files[i]);
+        else if (!rc)
+            rc = load_text(&sh[i], files[i], texts[i]);
+        else
+            free(texts[i]);
+        if (!texts && rc)
+            break;
+    }
     if (!rc)
         rc = check_together(sh, nfiles);
     if (!rc) {
@@ -525,3 +542,7 @@ int audit_merge(char *const *files, int nfiles, FILE *out)
     free(sh);
     return rc;
 }
+
+int audit_merge(char *const *files, int nfiles, FILE *out) { return merge_all(files, NULL, nfiles, out); }
+
+int audit_merge_texts(char *const *names, char **texts, int n, FILE *out) { return merge_all(names, texts, n, out); }
