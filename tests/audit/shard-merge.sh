@@ -13,6 +13,7 @@
 #  - the flow hash is a fixed function: the shards of the demo capture's
 #    connections are what they were when the hash was chosen;
 #  - a limit reached in a shard is said in the merged report;
+#  - shard documents laid out otherwise (on one line) merge the same;
 #  - shards that do not belong together are refused (exit status 2);
 #  - mpa-audit -j 2 and -j 3 write what -j 1 writes (--json, --jsonl and
 #    text, --no-timing), with the same exit status and messages, on the
@@ -82,6 +83,13 @@ $gen --big "$many" --bytes 3M --conns 800 --active 500 --seed 1 >/dev/null 2>&1
 split 4 "$many"
 ooo=$(sed -n 's/^	"id":	\([0-9]*\),$/\1/p' "$tmp/one.json" | awk 'NR > 1 && $1 != p + 1 { n++ } { p = $1 } END { print n + 0 }')
 if [ "$ooo" -gt 0 ]; then ok; else ko "$many: one run writes its connections in id order: the test misses the held-report limit"; fi
+
+# Documents laid out otherwise (here on one line) are parsed whole, not
+# read as text: the same merge.
+split 3 "$big"
+for k in 0 1 2; do tr -d '\n\t' <"$tmp/s$k.json" >"$tmp/flat$k.json"; done
+$audit merge "$tmp/flat0.json" "$tmp/flat1.json" "$tmp/flat2.json" >"$tmp/flat.json" 2>&1
+if cmp -s "$tmp/one.json" "$tmp/flat.json"; then ok; else ko "shard documents on one line merge otherwise:"; diff "$tmp/one.json" "$tmp/flat.json" | head -5; fi
 
 # 3. The flow hash is a fixed function of the connection (shards made by
 #    any build and machine must agree): the demo's connections by shard.
