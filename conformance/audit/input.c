@@ -499,15 +499,20 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
     rd.classic = !(magic[0] == 0x0A && magic[1] == 0x0D && magic[2] == 0x0D && magic[3] == 0x0A);
     int rc = 0;
     if (rd.classic && !filter && src->size > 0 && pcap_datalink(p) == DLT_EN10MB) {
-        uint64_t at = direct_read(&rd, src, max_count ? max_count - *total : 0);
+        /* libpcap has said what it makes of the header (rd.snaplen): its
+         * stream (a window, a buffer) is let go while the file is read. */
+        int fd = dup(src->fd);
+        pcap_close(p);
+        source direct = {.fd = fd, .size = (off_t)size};
+        uint64_t at = fd < 0 ? PCAP_FILE_HDR : direct_read(&rd, &direct, max_count ? max_count - *total : 0);
+        if (fd >= 0)
+            close(fd);
         if (!at) {
             progress_show(&pg, 1);
             *total += rd.count;
-            pcap_close(p);
             return 0;
         }
         /* The rest, from the record at offset at, through libpcap. */
-        pcap_close(p);
         p = open_pcap(name, &src, at, o->quiet);
         if (!p) {
             *total += rd.count;
