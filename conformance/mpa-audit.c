@@ -78,9 +78,9 @@ static const char usage[] =
     "                       the connections of one flow hash shard (as --shard),\n"
     "                       joined as mpa-audit merge does: the same document as\n"
     "                       one thread's, timing figures aside, unless a limit\n"
-    "                       below is reached (each thread gets 1/N of each);\n"
-    "                       the text and --jsonl reports, -i and --shard use one\n"
-    "                       thread (default 1)\n"
+    "                       above is reached (each thread gets 1/N of each);\n"
+    "                       the text and --jsonl reports, -i, - (stdin) and\n"
+    "                       --shard use one thread (default 1)\n"
     "\n"
     "Many machines (see mpa-audit(1), SHARDS):\n"
     "  --shard K/N          audit only the connections whose flow hash is K modulo N\n"
@@ -522,7 +522,10 @@ static int run_jobs(const cli *c)
 
 static int run(const cli *c)
 {
-    if (c->jobs > 1 && c->fmt == REPORT_JSON && !c->iface && !c->sharded)
+    int stdin_used = 0; /* read once: by one thread */
+    for (int i = 0; i < c->nfiles; i++)
+        stdin_used |= !strcmp(c->files[i], "-");
+    if (c->jobs > 1 && c->fmt == REPORT_JSON && !c->iface && !c->sharded && !stdin_used)
         return run_jobs(c);
     if (!c->iface && check_inputs(c))
         return 2;

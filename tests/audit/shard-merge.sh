@@ -193,6 +193,12 @@ jobs /nonexistent/x.pcap
 opts="-c 1000"
 jobs "$big"
 opts=""
+# Standard input is read once (by one thread).
+$audit -j 1 --json --no-timing - <"$big" >"$tmp/j1.out" 2>&1
+$audit -j 2 --json --no-timing - <"$big" >"$tmp/jn.out" 2>&1
+if cmp -s "$tmp/j1.out" "$tmp/jn.out"; then ok; else ko "-j 2 on standard input differs from -j 1"; fi
+cat "$big" | $audit -j 3 --json --no-timing - >"$tmp/jn.out" 2>&1
+if cmp -s "$tmp/j1.out" "$tmp/jn.out"; then ok; else ko "-j 3 on a pipe differs from -j 1"; fi
 
 echo "audit-shard: $pass passed, $fail failed"
 [ $fail = 0 ]
