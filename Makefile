@@ -235,17 +235,18 @@ test: layers werror unit capture-unit release-test golden-check audit-golden aud
 bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B)/mpa-peer $(B)/mpa-conform
 	@mkdir -p $(B)/bench
 	@rm -f $(B)/bench/*.pcap $(B)/bench/libmpa-figures.txt
-	@if command -v tshark >/dev/null 2>&1; then \
+	@{ if command -v tshark >/dev/null 2>&1; then \
 	    $(B)/mpa-bench --pcap-dir $(B)/bench; \
 	else \
 	    $(B)/mpa-bench; \
-	fi
-	@sh scripts/bench-tshark.sh $(B)/bench
-	@sh scripts/bench-audit.sh $(B)/bench
-	@sh scripts/bench-shard.sh $(B)/bench
-	@sh scripts/bench-plugin.sh $(B)/bench
-	@sh scripts/bench-peer.sh
-	@sh scripts/bench-conform.sh
+	fi; \
+	sh scripts/bench-tshark.sh $(B)/bench; \
+	sh scripts/bench-audit.sh $(B)/bench; \
+	sh scripts/bench-shard.sh $(B)/bench; \
+	sh scripts/bench-plugin.sh $(B)/bench; \
+	sh scripts/bench-peer.sh; \
+	sh scripts/bench-conform.sh; } 2>&1 | tee $(B)/bench/bench.txt
+	@sh scripts/bench-results.sh --write bench/RESULTS.md $(B)/bench/bench.txt
 
 $(B)/mpa-bench: bench/mpa-bench.c $(CORPUS_HDRS) $(WIRE_HDRS) $(B)/libmpacorpus.a $(B)/libmpawire.a $(B)/libmpa.a
 	$(CC) $(PCFLAGS) -Iinclude $(CORPUS_CFLAGS) $(WIRE_CFLAGS) $< -o $@ \

@@ -41,8 +41,8 @@ $(B)/mpa-capgen: $(GEN_SRCS) $(GEN_HDRS) $(WIRE_HDRS) $(CORPUS_HDRS) $(UTIL_HDRS
 
 $(B)/mpa-audit: conformance/mpa-audit.c $(AUDIT_HDRS) $(UTIL_HDRS) $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpautil.a \
                 $(B)/libmpa.a
-	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(LDFLAGS) $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpautil.a $(B)/libmpa.a \
-	    $(EXT_LIBS)
+	$(CC) $(AUDIT_CFLAGS) -pthread $< -o $@ $(LDFLAGS) $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpautil.a \
+	    $(B)/libmpa.a $(EXT_LIBS)
 
 # The sweep: every reference capture cut and thinned packet by packet
 # must add no finding about a device (tests/audit/sweep.c).

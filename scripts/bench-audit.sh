@@ -25,21 +25,32 @@ size=$(stat -c %s "$big")
 timer=""
 if [ -x /usr/bin/time ]; then timer=/usr/bin/time; fi
 
-# run NAME CMD...: prints the row; sets $secs
+# run NAME CMD...: prints the row (the median of $runs runs, the largest
+# peak RSS); sets $secs
+runs=1
 run() {
     name=$1
     shift
-    t0=$(date +%s%N)
-    if [ -n "$timer" ]; then
-        $timer -f '%M' -o "$dir/rss.txt" "$@" >/dev/null 2>"$dir/err.txt"
-    else
-        "$@" >/dev/null 2>"$dir/err.txt"
-    fi
-    rc=$?
-    t1=$(date +%s%N)
-    rss=$(tail -n 1 "$dir/rss.txt" 2>/dev/null)
-    case $rss in ''|*[!0-9]*) rss="?";; esac
-    secs=$(awk -v ns=$((t1 - t0)) 'BEGIN { printf "%.2f", ns / 1e9 }')
+    times=""
+    rss=0
+    i=0
+    while [ $i -lt $runs ]; do
+        t0=$(date +%s%N)
+        if [ -n "$timer" ]; then
+            $timer -f '%M' -o "$dir/rss.txt" "$@" >/dev/null 2>"$dir/err.txt"
+        else
+            "$@" >/dev/null 2>"$dir/err.txt"
+        fi
+        rc=$?
+        t1=$(date +%s%N)
+        times="$times $((t1 - t0))"
+        r=$(tail -n 1 "$dir/rss.txt" 2>/dev/null)
+        case $r in ''|*[!0-9]*) rss="?";; *) [ "$rss" != "?" ] && [ "$r" -gt "$rss" ] && rss=$r;; esac
+        i=$((i + 1))
+    done
+    [ "$rss" = 0 ] && rss="?"
+    # shellcheck disable=SC2086 # one number a word
+    secs=$(printf '%s\n' $times | sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] / 1e9 }')
     awk -v n="$name" -v s="$secs" -v b="$size" -v r="$rss" -v rc="$rc" 'BEGIN {
         mbs = b / 1e6 / s; rr = (r == "?") ? "?" : sprintf("%.1f MiB", r / 1024);
         note = (rc > 1) ? ("  (exit " rc ")") : "";
@@ -47,9 +58,22 @@ run() {
 }
 
 echo
-printf '   %-58s %8s %9s %12s\n' "command (one run each)" "s" "MB/s" "peak RSS"
-run "mpa-audit --json (decodes, checks CRCs and every rule)" build/mpa-audit --json --no-progress -o /dev/null "$big"
+printf '   %-58s %8s %9s %12s\n' "command (mpa-audit: median of 3 runs; tshark: one)" "s" "MB/s" "peak RSS"
+runs=3
+run "mpa-audit --json -j 1 (decodes, checks CRCs and every rule)" build/mpa-audit --json -j 1 --no-progress \
+    -o /dev/null "$big"
 ours=$secs
+run "mpa-audit --json -j 2 (2 threads)" build/mpa-audit --json -j 2 --no-progress -o /dev/null "$big"
+j2=$secs
+cores=$(nproc 2>/dev/null || echo 1)
+jn=$j2
+if [ "$cores" -gt 2 ]; then
+    run "mpa-audit --json -j $cores (a thread a core)" build/mpa-audit --json -j "$cores" --no-progress -o /dev/null "$big"
+    jn=$secs
+fi
+awk -v o="$ours" -v t="$j2" -v n="$jn" -v c="$cores" 'BEGIN {
+    printf "   -j 2 is %.2fx -j 1", o / t; if (c > 2) printf "; -j %d is %.2fx -j 1", c, o / n;
+    printf " (%d cores here)\n", c }'
 if ! command -v tshark >/dev/null 2>&1; then
     echo "   tshark: not installed (scripts/deps.sh bench installs it)"
     exit 0
@@ -57,6 +81,7 @@ fi
 opts="-n"
 heur=$(tshark -G heuristic-decodes 2>/dev/null | awk '$1 == "tcp" && $2 == "iwarp_mpa" { print $3 }')
 [ "$heur" = F ] && opts="$opts --enable-heuristic iwarp_mpa_tcp"
+runs=1
 # shellcheck disable=SC2086
 run "tshark -r FILE -q (dissects, no CRC check)" tshark $opts -r "$big" -q
 tq=$secs
@@ -65,12 +90,12 @@ run "tshark -r FILE -T fields -e iwarp_mpa.crc_check" tshark $opts -r "$big" -T 
 tc=$secs
 echo
 awk -v o="$ours" -v q="$tq" -v c="$tc" -v b="$size" 'BEGIN {
-    printf "   mpa-audit is %.1fx tshark -q and %.1fx tshark in its CRC-checking mode\n", q / o, c / o;
-    t1 = (b / o >= 1e9) ? "met" : "not met"; t2 = (c / o >= 50) ? "met" : "not met";
-    printf "   targets: >= 1 GB/s single-threaded with CRC checks: %s (%.2f GB/s); >= 50x the CRC-checking\n",
+    printf "   mpa-audit -j 1 is %.1fx tshark -q and %.1fx tshark in its CRC-checking mode\n", q / o, c / o;
+    t1 = (b / o >= 3e9) ? "met" : "not met"; t2 = (c / o >= 50) ? "met" : "not met";
+    printf "   targets: >= 3 GB/s single-threaded with CRC checks: %s (%.2f GB/s); >= 50x the CRC-checking\n",
         t1, b / o / 1e9;
     printf "   tshark: %s\n", t2 }'
 echo "   MB/s = 1e6 octets of capture file per second; peak RSS of the whole process (GNU time %M)."
 echo "   mpa-audit's memory grows with open connections and out-of-order data only (--max-conns,"
-echo "   --mem-cap), not with the file: the capture is read through a moving 8 MiB window."
+echo "   --mem-cap), not with the file: the capture is read through moving 2 MiB windows."
 exit 0

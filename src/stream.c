@@ -1745,8 +1745,12 @@ static void hist_note(dirst *d, uint64_t off, size_t n)
 
 static void hist_put(dirst *d, uint64_t off, const uint8_t *p, size_t n)
 {
-    for (size_t k = n > HUNT_RING ? n - HUNT_RING : 0; k < n; k++)
-        d->h.ring[(off + k) & (HUNT_RING - 1)] = p[k];
+    /* The last HUNT_RING octets, in at most two copies (the ring wraps). */
+    size_t k = n > HUNT_RING ? n - HUNT_RING : 0;
+    size_t at = (size_t)((off + k) & (HUNT_RING - 1)), m = n - k;
+    size_t first = m < HUNT_RING - at ? m : HUNT_RING - at;
+    memcpy(d->h.ring + at, p + k, first);
+    memcpy(d->h.ring, p + k + first, m - first);
     hist_note(d, off, n);
 }
 

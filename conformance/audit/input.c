@@ -42,6 +42,7 @@ typedef struct progress {
     long long size;
     double start, last;
     FILE *fp;
+    const uint64_t *pos; /* where the reading is when not fp (the direct reader) */
 } progress;
 
 double input_now(void)
@@ -76,7 +77,7 @@ static void progress_show(progress *pg, int final)
         fprintf(stderr, "\r%*s\r", cols > 0 ? cols : 0, "");
         return;
     }
-    long long pos = ftell(pg->fp);
+    long long pos = pg->pos ? (long long)*pg->pos : ftell(pg->fp);
     if (pos < 0)
         return;
     double frac = pg->size ? (double)pos / (double)pg->size : 0;
@@ -103,13 +104,14 @@ static void progress_show(progress *pg, int final)
 }
 
 /* The BPF filter (none when NULL); -1 when it does not compile (said). */
-static int set_filter(pcap_t *p, const char *filter)
+static int set_filter(pcap_t *p, const char *filter, int quiet)
 {
     if (!filter)
         return 0;
     struct bpf_program prog;
     if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 || pcap_setfilter(p, &prog) < 0) {
-        fprintf(stderr, "mpa-audit: filter \"%s\": %s\n", filter, pcap_geterr(p));
+        if (!quiet)
+            fprintf(stderr, "mpa-audit: filter \"%s\": %s\n", filter, pcap_geterr(p));
         return -1;
     }
     pcap_freecode(&prog);
@@ -193,6 +195,9 @@ typedef struct source {
     off_t base;               /* offset of the window */
     const unsigned char *win;
     size_t wlen, wpos;        /* window length; read position in it */
+    /* spliced: the file header, then the file from offset jump on (the
+     * records the direct reader left to libpcap); read with pread */
+    uint64_t jump;
 } source;
 
 static void note_head(source *m, const char *buf, size_t n)
@@ -244,6 +249,28 @@ static ssize_t piped_read(void *cookie, char *buf, size_t size)
     return n;
 }
 
+#define PCAP_FILE_HDR 24u /* a classic pcap file's header */
+
+/* The file's header (24 octets), then the file from m->jump on; pos
+ * stays the file offset of the next octet. */
+static ssize_t spliced_read(void *cookie, char *buf, size_t size)
+{
+    source *m = cookie;
+    if (m->pos == PCAP_FILE_HDR && m->jump) {
+        m->pos = m->jump;
+        m->jump = 0;
+    }
+    if (m->jump && size > PCAP_FILE_HDR - m->pos)
+        size = (size_t)(PCAP_FILE_HDR - m->pos);
+    ssize_t n;
+    do
+        n = pread(m->fd, buf, size, (off_t)m->pos);
+    while (n < 0 && errno == EINTR);
+    if (n > 0)
+        m->pos += (uint64_t)n;
+    return n;
+}
+
 static int source_close(void *cookie)
 {
     source *m = cookie;
@@ -266,8 +293,8 @@ static int source_seek(void *cookie, off64_t *off, int whence)
 
 /* A stream for name ("-": standard input); NULL (errno set) when it
  * cannot be opened.  *src is its source (size, head); it is freed with
- * the stream. */
-static FILE *open_capture(const char *name, source **src)
+ * the stream.  jump (not 0): a regular file, spliced (spliced_read). */
+static FILE *open_capture(const char *name, source **src, uint64_t jump)
 {
     int own = strcmp(name, "-") != 0;
     int fd = own ? open(name, O_RDONLY) : 0;
@@ -291,7 +318,9 @@ static FILE *open_capture(const char *name, source **src)
      * already: its offsets are counted from where it stands. */
     if (regular && !own && lseek(fd, 0, SEEK_CUR) != 0)
         regular = 0;
-    cookie_io_functions_t io = {regular ? mapped_read : piped_read, NULL, source_seek, source_close};
+    m->jump = jump;
+    cookie_io_functions_t io = {jump ? spliced_read : regular ? mapped_read : piped_read, NULL, source_seek,
+                                source_close};
     FILE *fp = fopencookie(m, "rb", io);
     if (!fp) {
         int e = errno;
@@ -304,24 +333,130 @@ static FILE *open_capture(const char *name, source **src)
     return fp;
 }
 
+/*
+ * The direct reader: a classic pcap file (Ethernet, version 2.4, either
+ * byte order, micro- or nanoseconds, no filter) is read in place from a
+ * window mapped from it (DIRECT_WINDOW, moved on: the memory stays flat
+ * whatever the file size), each record handed to the auditor without a
+ * copy or libpcap's callback.  It takes only the records libpcap would
+ * hand on unchanged: whole, caplen within the snap length and the wire
+ * length, timestamps that fit libpcap's signed 32-bit fields.  At the
+ * first other one (cut short, over the snap length, ...) it stops and
+ * libpcap reads the file from that record on (spliced_read), so what is
+ * audited and every message stay libpcap's.
+ */
+#define DIRECT_WINDOW (2u << 20)
+
+static uint32_t get32(const unsigned char *b, int be)
+{
+    return be ? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]
+              : (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+}
+
+typedef struct dwin {
+    const unsigned char *p;
+    uint64_t base;
+    size_t len;
+} dwin;
+
+/* The window holds [off, off + n): 0, or -1 when it cannot be mapped. */
+static int dwin_cover(dwin *w, int fd, uint64_t size, uint64_t off, size_t n)
+{
+    if (w->p && off >= w->base && off + n <= w->base + w->len)
+        return 0;
+    if (w->p)
+        munmap((void *)w->p, w->len);
+    w->p = NULL;
+    w->base = off & ~(uint64_t)4095;
+    w->len = size - w->base < DIRECT_WINDOW ? (size_t)(size - w->base) : DIRECT_WINDOW;
+    if (off + n > w->base + w->len)
+        return -1;
+    void *m = mmap(NULL, w->len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, (off_t)w->base);
+    if (m == MAP_FAILED)
+        return -1;
+    madvise(m, w->len, MADV_SEQUENTIAL);
+    w->p = m;
+    return 0;
+}
+
+/* Reads records until the end, limit packets (0: no limit) or a stop:
+ * returns 0; or the offset of the first record it leaves to libpcap. */
+static uint64_t direct_read(reader *rd, const source *src, unsigned long long limit)
+{
+    uint64_t size = (uint64_t)src->size, off = PCAP_FILE_HDR;
+    dwin w = {NULL, 0, 0};
+    if (size < PCAP_FILE_HDR || dwin_cover(&w, src->fd, size, 0, PCAP_FILE_HDR))
+        return PCAP_FILE_HDR; /* (libpcap has read the header: not so) */
+    const unsigned char *h = w.p;
+    int be, nano;
+    if (h[0] == 0xd4 && h[1] == 0xc3 && h[2] == 0xb2 && h[3] == 0xa1)
+        be = 0, nano = 0;
+    else if (h[0] == 0x4d && h[1] == 0x3c && h[2] == 0xb2 && h[3] == 0xa1)
+        be = 0, nano = 1;
+    else if (h[0] == 0xa1 && h[1] == 0xb2 && h[2] == 0xc3 && h[3] == 0xd4)
+        be = 1, nano = 0;
+    else if (h[0] == 0xa1 && h[1] == 0xb2 && h[2] == 0x3c && h[3] == 0x4d)
+        be = 1, nano = 1;
+    else
+        be = -1, nano = 0;
+    uint32_t ver = be < 0 ? 0 : get32(h + 4, be);
+    int v24 = be == 1 ? ver == 0x00020004u : ver == 0x00040002u; /* major 2, minor 4 */
+    uint64_t snap = rd->snaplen;
+    uint64_t at = 0;
+    progress *pg = rd->pg;
+    pg->pos = &off;
+    if (be < 0 || !v24)
+        at = PCAP_FILE_HDR;
+    while (!at) {
+        if (g_stop || (limit && rd->count >= limit) || off == size)
+            break;
+        if (size - off < 16 || dwin_cover(&w, src->fd, size, off, 16)) {
+            at = off;
+            break;
+        }
+        const unsigned char *r = w.p + (off - w.base);
+        uint32_t sec = get32(r, be), frac = get32(r + 4, be), caplen = get32(r + 8, be), len = get32(r + 12, be);
+        if (caplen > snap || caplen > len || sec >= 0x80000000u || frac >= (nano ? 0x80000000u : 2147483u) ||
+            size - off - 16 < caplen || dwin_cover(&w, src->fd, size, off, 16 + (size_t)caplen)) {
+            at = off;
+            break;
+        }
+        r = w.p + (off - w.base);
+        uint64_t ts = (uint64_t)sec * 1000000000ull + (uint64_t)frac * (nano ? 1u : 1000u);
+        audit_packet(rd->a, ts, r + 16, caplen, len);
+        off += 16 + (uint64_t)caplen;
+        rd->count++;
+        if ((rd->count & 4095) == 0)
+            progress_show(pg, 0);
+    }
+    pg->pos = NULL;
+    if (w.p)
+        munmap((void *)w.p, w.len);
+    return at;
+}
+
 /* name opened as a capture (its file header read), *src its source;
  * NULL when it cannot be (said on stderr). */
-static pcap_t *open_pcap(const char *name, source **src)
+static pcap_t *open_pcap(const char *name, source **src, uint64_t jump, int quiet)
 {
-    FILE *fp = open_capture(name, src);
+    FILE *fp = open_capture(name, src, jump);
     if (!fp) {
-        fprintf(stderr, "mpa-audit: %s: %s\n", name, strerror(errno));
+        if (!quiet)
+            fprintf(stderr, "mpa-audit: %s: %s\n", name, strerror(errno));
         return NULL;
     }
     if ((*src)->size == 0) {
-        fprintf(stderr, "mpa-audit: %s: empty file, not a capture\n", name);
+        if (!quiet)
+            fprintf(stderr, "mpa-audit: %s: empty file, not a capture\n", name);
         fclose(fp);
         return NULL;
     }
     char err[PCAP_ERRBUF_SIZE] = "";
     pcap_t *p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, err);
     if (!p) {
-        if ((*src)->pos == 0)
+        if (quiet)
+            ;
+        else if ((*src)->pos == 0)
             fprintf(stderr, "mpa-audit: %s: empty input, not a capture\n", name);
         else
             fprintf(stderr, "mpa-audit: %s: not a pcap or pcapng capture (byte offset 0): %s\n", name, err);
@@ -333,7 +468,7 @@ static pcap_t *open_pcap(const char *name, source **src)
 int input_check(const char *name)
 {
     source *src = NULL;
-    pcap_t *p = open_pcap(name, &src);
+    pcap_t *p = open_pcap(name, &src, 0, 0);
     if (!p)
         return 2;
     pcap_close(p); /* closes the stream too */
@@ -345,17 +480,17 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
     const char *filter = o->filter;
     unsigned long long max_count = o->max_count;
     source *src = NULL;
-    pcap_t *p = open_pcap(name, &src);
+    pcap_t *p = open_pcap(name, &src, 0, o->quiet);
     if (!p)
         return 2;
     FILE *fp = pcap_file(p);
     long long size = (long long)src->size;
-    if (set_filter(p, filter)) {
+    if (set_filter(p, filter, o->quiet)) {
         pcap_close(p);
         return 3;
     }
     audit_begin_file(a, name, linktype_of(p));
-    progress pg = {o->progress && size >= (32 << 20) && isatty(2), size, input_now(), 0, fp};
+    progress pg = {!o->quiet && o->progress && size >= (32 << 20) && isatty(2), size, input_now(), 0, fp, NULL};
     reader rd = {a, 0, max_count, &pg, 24, 0, fp, (unsigned)pcap_snapshot(p), 1};
     /* In a classic pcap file the records' offsets follow from their
      * lengths; pcapng blocks carry more, so only "near" can be said.
@@ -363,6 +498,31 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
     const unsigned char *magic = src->head;
     rd.classic = !(magic[0] == 0x0A && magic[1] == 0x0D && magic[2] == 0x0D && magic[3] == 0x0A);
     int rc = 0;
+    if (rd.classic && !filter && src->size > 0 && pcap_datalink(p) == DLT_EN10MB) {
+        /* libpcap has said what it makes of the header (rd.snaplen): its
+         * stream (a window, a buffer) is let go while the file is read. */
+        int fd = dup(src->fd);
+        pcap_close(p);
+        source direct = {.fd = fd, .size = (off_t)size};
+        uint64_t at = fd < 0 ? PCAP_FILE_HDR : direct_read(&rd, &direct, max_count ? max_count - *total : 0);
+        if (fd >= 0)
+            close(fd);
+        if (!at) {
+            progress_show(&pg, 1);
+            *total += rd.count;
+            return 0;
+        }
+        /* The rest, from the record at offset at, through libpcap. */
+        p = open_pcap(name, &src, at, o->quiet);
+        if (!p) {
+            *total += rd.count;
+            return 4;
+        }
+        fp = pcap_file(p);
+        rd.fp = pg.fp = fp;
+        pg.pos = NULL;
+        rd.off = (long long)at;
+    }
     for (;;) {
         if (g_stop || (max_count && *total + rd.count >= max_count))
             break;
@@ -385,8 +545,9 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
                 snprintf(where, sizeof where, "the block after packet %llu, near byte offset %lld", rd.count, pos);
             else
                 snprintf(where, sizeof where, "after packet %llu", rd.count);
-            fprintf(stderr, "mpa-audit: %s: %s in %s: %s%s\n", name, cut ? "cut short" : "unreadable", where, msg,
-                    cut ? "; the packets before it are audited" : "; the rest of the file is not read");
+            if (!o->quiet)
+                fprintf(stderr, "mpa-audit: %s: %s in %s: %s%s\n", name, cut ? "cut short" : "unreadable", where,
+                        msg, cut ? "; the packets before it are audited" : "; the rest of the file is not read");
             audit_input_problem(a, cut ? MPA_F_CAP_TRUNCATED : MPA_F_CAP_UNREADABLE, "%s: %s in %s: %s", name,
                                 cut ? "file cut short" : "unreadable", where, msg);
             rc = 4;
@@ -425,7 +586,7 @@ int input_live(audit *a, const char *iface, const input_opts *o)
         pcap_close(p);
         return 2;
     }
-    if (set_filter(p, filter)) {
+    if (set_filter(p, filter, 0)) {
         pcap_close(p);
         return 2;
     }
@@ -436,7 +597,7 @@ int input_live(audit *a, const char *iface, const input_opts *o)
     snprintf(name, sizeof name, "iface:%s", iface);
     audit_begin_file(a, name, linktype_of(p));
     g_live = p;
-    progress pg = {0, 0, 0, 0, NULL};
+    progress pg = {0, 0, 0, 0, NULL, NULL};
     reader rd = {a, 0, max_count, &pg, 0, 0, NULL, 0, nano && pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO ? 1 : 1000};
     double t0 = input_now();
     while (!g_stop) {

@@ -14,6 +14,8 @@ typedef struct input_opts {
     unsigned long long max_count;  /* stop after so many packets in all; 0: no limit */
     unsigned long long duration;   /* live: stop after so many seconds; 0: no limit */
     int progress;                  /* a progress bar on a terminal for large files */
+    int quiet;                     /* files: no messages, no progress bar (the
+                                    * other workers of mpa-audit -j) */
 } input_opts;
 
 /* Audit one file; *total counts the packets of all files so far.

@@ -24,10 +24,22 @@
 #include "mpa/findings.h"
 #include "report.h"
 
+/* A connection as a shard's document has it, when read as text (below). */
+typedef struct conn_text {
+    const char *body; /* after its id, up to its shard_order member */
+    size_t len;
+    double order[5];  /* shard_order */
+} conn_text;
+
 typedef struct shard {
     const char *name;
     cJSON *doc, *info, *sum;
     int index;
+    /* The connections, when read as text rather than parsed (conns_as_text). */
+    char *text;
+    conn_text *conns;
+    size_t nconns;
+    int as_text;
 } shard;
 
 typedef struct item {
@@ -37,6 +49,7 @@ typedef struct item {
     double d[3];   /* connections: when one run reports it (shard_order[2..4]) */
     char *text;
     size_t id;
+    const conn_text *ct; /* a connection read as text (o NULL) */
 } item;
 
 static int refuse(const char *fmt, ...)
@@ -112,16 +125,90 @@ static int same(const cJSON *a, const cJSON *b)
     return eq;
 }
 
-/* Read and check one shard's document. */
-static int load(shard *s, const char *name)
+/*
+ * The connections are most of a document, and the merge changes only their
+ * ids (and drops shard_order): where the document is laid out as report.c
+ * writes it (each connection an object cJSON_Print wrote, beginning with
+ * its id and ending with its shard_order), they are taken as text and only
+ * the rest is parsed, which cJSON would print again the same.  *rest gets
+ * the document without them; 0, or -1 when laid out otherwise (then the
+ * whole document is parsed).
+ */
+static int conns_as_text(shard *s, char *text, char **rest)
 {
-    const char *why = NULL;
-    char *text = slurp(name, &why);
+    static const char open[] = "\n\"connections\": [", close[] = "\n],\n\"findings\": [";
+    static const char idk[] = "{\n\t\"id\":\t", ordk[] = ",\n\t\"shard_order\":\t[";
+    char *a = strstr(text, open);
+    if (!a)
+        return -1;
+    a += sizeof open - 1;
+    char *e = a;
+    if (strncmp(a, close + 1, sizeof close - 2)) {
+        e = strstr(a, close);
+        if (!e)
+            return -1;
+    }
+    size_t n = 0;
+    for (char *p = a; p < e; n++) {
+        char *end = strstr(p + 1, "\n}");
+        if (!end || end >= e)
+            return -1;
+        p = end + 2;
+    }
+    s->conns = calloc(n + 1, sizeof *s->conns);
+    *rest = malloc(strlen(text) - (size_t)(e - a) + 1);
+    if (!s->conns || !*rest)
+        return -1;
+    for (char *p = a; p < e;) {
+        char *obj = p + (*p == ',') + 1, *end = strstr(p + 1, "\n}");
+        if (strncmp(obj, idk, sizeof idk - 1))
+            return -1;
+        char *body = obj + sizeof idk - 1;
+        while (*body >= '0' && *body <= '9')
+            body++;
+        char *ord = end;
+        while (ord > body && strncmp(ord, ordk, sizeof ordk - 1))
+            ord--;
+        if (ord == body)
+            return -1;
+        conn_text *c = &s->conns[s->nconns++];
+        c->body = body;
+        c->len = (size_t)(ord - body);
+        char *q = ord + sizeof ordk - 1;
+        for (int k = 0; k < 5; k++) {
+            char *after;
+            c->order[k] = strtod(q, &after);
+            if (after == q || (k < 4 && strncmp(after, ", ", 2)) || (k == 4 && strncmp(after, "]\n}", 3)))
+                return -1;
+            q = after + 2;
+        }
+        p = end + 2;
+    }
+    size_t head = (size_t)(a - text);
+    memcpy(*rest, text, head);
+    strcpy(*rest + head, e + (e > a)); /* "]," of the closing line */
+    return 0;
+}
+
+/* Check one shard's document (text, named name); text is freed, or kept
+ * for the connections it holds. */
+static int load_text(shard *s, const char *name, char *text)
+{
     s->name = name;
-    if (!text)
-        return refuse("%s: %s", name, why);
-    s->doc = cJSON_Parse(text);
-    free(text);
+    char *rest = NULL;
+    if (conns_as_text(s, text, &rest) == 0) {
+        s->doc = cJSON_Parse(rest);
+        free(rest);
+        s->text = text;
+        s->as_text = 1;
+    } else {
+        free(rest);
+        free(s->conns);
+        s->conns = NULL;
+        s->nconns = 0;
+        s->doc = cJSON_Parse(text);
+        free(text);
+    }
     if (!s->doc)
         return refuse("%s: not a JSON document (mpa-audit --json --shard K/N writes one)", name);
     const char *tool = str(s->doc, "tool");
@@ -140,6 +227,17 @@ static int load(shard *s, const char *name)
         return refuse("%s: an incomplete shard document", name);
     s->index = (int)num(s->info, "index");
     return 0;
+}
+
+/* Read and check one shard's document. */
+static int load(shard *s, const char *name)
+{
+    const char *why = NULL;
+    char *text = slurp(name, &why);
+    s->name = name;
+    if (!text)
+        return refuse("%s: %s", name, why);
+    return load_text(s, name, text);
 }
 
 static double dmax(double a, double b) { return a > b ? a : b; }
@@ -374,7 +472,7 @@ static int merge(shard *sh, int n, FILE *out)
     /* Connections, in the order one run numbers them. */
     size_t nconn = 0, ng = 0, seq = 0;
     for (int i = 0; i < n; i++) {
-        nconn += (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(sh[i].doc, "connections"));
+        nconn += sh[i].nconns + (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(sh[i].doc, "connections"));
         ng += (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(sh[i].doc, "findings"));
     }
     item *conns = calloc(nconn + 1, sizeof *conns), *gf = calloc(ng + 1, sizeof *gf);
@@ -387,6 +485,10 @@ static int merge(shard *sh, int n, FILE *out)
     unsigned nlimited = 0;
     for (int i = 0; i < n; i++) {
         cJSON *x;
+        for (size_t k = 0; k < sh[i].nconns; k++) {
+            const double *v = sh[i].conns[k].order;
+            conns[nc++] = (item){NULL, v[0], v[1], seq++, {v[2], v[3], v[4]}, NULL, 0, &sh[i].conns[k]};
+        }
         cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(sh[i].doc, "connections"))
         {
             const cJSON *so = cJSON_GetObjectItemCaseSensitive(x, "shard_order");
@@ -402,7 +504,7 @@ static int merge(shard *sh, int n, FILE *out)
                 free(gf);
                 return refuse("%s: a connection without its shard_order", sh[i].name);
             }
-            conns[nc++] = (item){x, v[0], v[1], seq++, {v[2], v[3], v[4]}, NULL, 0};
+            conns[nc++] = (item){x, v[0], v[1], seq++, {v[2], v[3], v[4]}, NULL, 0, NULL};
         }
         /* Findings about the input: shard 0's (the others have the same,
          * checked by count above); a shard's own limits: each one's. */
@@ -414,7 +516,7 @@ static int merge(shard *sh, int n, FILE *out)
             if (own || sh[i].index == 0) {
                 const cJSON *fr = cJSON_GetObjectItemCaseSensitive(x, "frame");
                 gf[nf++] = (item){x, input_index(inputs, str(x, "file")), cJSON_IsNumber(fr) ? fr->valuedouble : 0,
-                                  seq++, {0, 0, 0}, NULL, 0};
+                                  seq++, {0, 0, 0}, NULL, 0, NULL};
             }
         }
         if (local || num(sh[i].sum, "connections_closed_early") > 0 || num(sh[i].info, "local_findings") > 0 ||
@@ -466,6 +568,13 @@ static int merge(shard *sh, int n, FILE *out)
     for (size_t i = 0; i < nc; i++) {
         cJSON *c = conns[i].o;
         conns[i].id = i + 1;
+        if (!c) {
+            const conn_text *t = conns[i].ct;
+            size_t cap = t->len + 48;
+            if ((conns[i].text = malloc(cap)) != NULL)
+                snprintf(conns[i].text, cap, "{\n\t\"id\":\t%zu%.*s\n}", i + 1, (int)t->len, t->body);
+            continue;
+        }
         setnum(c, "id", (double)(i + 1));
         cJSON_DeleteItemFromObjectCaseSensitive(c, "shard_order");
         conns[i].text = cJSON_Print(c);
@@ -498,7 +607,9 @@ static int merge(shard *sh, int n, FILE *out)
     return fail ? 1 : 0;
 }
 
-int audit_merge(char *const *files, int nfiles, FILE *out)
+/* The documents of files[], or (texts not NULL) the texts themselves,
+ * each freed. */
+static int merge_all(char *const *files, char **texts, int nfiles, FILE *out)
 {
     if (nfiles < 1)
         return refuse("no shard documents named");
@@ -506,8 +617,16 @@ int audit_merge(char *const *files, int nfiles, FILE *out)
     if (!sh)
         return refuse("out of memory");
     int rc = 0;
-    for (int i = 0; i < nfiles && !rc; i++)
-        rc = load(&sh[i], files[i]);
+    for (int i = 0; i < nfiles; i++) {
+        if (!texts)
+            rc = rc ? rc : load(&sh[i], files[i]);
+        else if (!rc)
+            rc = load_text(&sh[i], files[i], texts[i]);
+        else
+            free(texts[i]);
+        if (!texts && rc)
+            break;
+    }
     if (!rc)
         rc = check_together(sh, nfiles);
     if (!rc) {
@@ -520,8 +639,15 @@ int audit_merge(char *const *files, int nfiles, FILE *out)
             }
         rc = merge(sh, nfiles, out);
     }
-    for (int i = 0; i < nfiles; i++)
+    for (int i = 0; i < nfiles; i++) {
         cJSON_Delete(sh[i].doc);
+        free(sh[i].text);
+        free(sh[i].conns);
+    }
     free(sh);
     return rc;
 }
+
+int audit_merge(char *const *files, int nfiles, FILE *out) { return merge_all(files, NULL, nfiles, out); }
+
+int audit_merge_texts(char *const *names, char **texts, int n, FILE *out) { return merge_all(names, texts, n, out); }

@@ -13,7 +13,11 @@
 #  - the flow hash is a fixed function: the shards of the demo capture's
 #    connections are what they were when the hash was chosen;
 #  - a limit reached in a shard is said in the merged report;
-#  - shards that do not belong together are refused (exit status 2).
+#  - shard documents laid out otherwise (on one line) merge the same;
+#  - shards that do not belong together are refused (exit status 2);
+#  - mpa-audit -j 2 and -j 3 write what -j 1 writes (--json, --jsonl and
+#    text, --no-timing), with the same exit status and messages, on the
+#    reference captures, the generated ones and inputs cut short.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 audit=build/mpa-audit
@@ -80,6 +84,13 @@ split 4 "$many"
 ooo=$(sed -n 's/^	"id":	\([0-9]*\),$/\1/p' "$tmp/one.json" | awk 'NR > 1 && $1 != p + 1 { n++ } { p = $1 } END { print n + 0 }')
 if [ "$ooo" -gt 0 ]; then ok; else ko "$many: one run writes its connections in id order: the test misses the held-report limit"; fi
 
+# Documents laid out otherwise (here on one line) are parsed whole, not
+# read as text: the same merge.
+split 3 "$big"
+for k in 0 1 2; do tr -d '\n\t' <"$tmp/s$k.json" >"$tmp/flat$k.json"; done
+$audit merge "$tmp/flat0.json" "$tmp/flat1.json" "$tmp/flat2.json" >"$tmp/flat.json" 2>&1
+if cmp -s "$tmp/one.json" "$tmp/flat.json"; then ok; else ko "shard documents on one line merge otherwise:"; diff "$tmp/one.json" "$tmp/flat.json" | head -5; fi
+
 # 3. The flow hash is a fixed function of the connection (shards made by
 #    any build and machine must agree): the demo's connections by shard.
 got=""
@@ -140,6 +151,54 @@ for bad in 4/4 x/4 1/0 1 -1/4; do
     if [ $rc = 2 ] && printf '%s' "$msg" | grep -q -- "--shard"; then ok; else
         ko "--shard $bad: exit status $rc and '$msg'"; fi
 done
+
+# 6. -j N: byte for byte what -j 1 writes, exit status and stderr alike.
+# jobs FILE...: -j 1, 2 and 3 in each format.
+jobs() {
+    for fmt in --json --jsonl --text; do
+        f=$fmt
+        [ $fmt = --text ] && f=""
+        # shellcheck disable=SC2086
+        $audit -j 1 $f --no-timing $opts "$@" >"$tmp/j1.out" 2>"$tmp/j1.err"
+        rc1=$?
+        for j in 2 3; do
+            # shellcheck disable=SC2086
+            $audit -j $j $f --no-timing $opts "$@" >"$tmp/jn.out" 2>"$tmp/jn.err"
+            rcn=$?
+            if cmp -s "$tmp/j1.out" "$tmp/jn.out" && cmp -s "$tmp/j1.err" "$tmp/jn.err" && [ $rc1 = $rcn ]; then ok; else
+                ko "$* ($fmt${opts:+ $opts}): -j $j differs from -j 1 (exit status $rcn, -j 1 $rc1):"
+                diff -u "$tmp/j1.out" "$tmp/jn.out" | head -10
+                diff -u "$tmp/j1.err" "$tmp/jn.err" | head -6
+            fi
+        done
+    done
+}
+while IFS="$tab" read -r file _ _ _ opts; do
+    [ -n "$file" ] || continue
+    [ "$opts" = "-" ] && opts=""
+    case $file in scen-*) continue ;; esac # the same code paths as the rest, many times over
+    jobs "captures/$file"
+done <captures/MANIFEST.tsv
+opts=""
+head -c 1500000 "$big" >"$tmp/big-cut.pcap"
+head -c 5000 captures/interop-demo.pcapng >"$tmp/cut.pcapng"
+jobs "$big"
+jobs "$many"
+jobs "$tmp/big-cut.pcap"
+jobs "$tmp/cut.pcapng"
+jobs captures/bad-cut.pcap captures/scen-crc-bad.pcap
+jobs captures/interop-demo.pcapng "$tmp/big-cut.pcap" "$big"
+jobs captures/bad-magic.pcap
+jobs /nonexistent/x.pcap
+opts="-c 1000"
+jobs "$big"
+opts=""
+# Standard input is read once (by one thread).
+$audit -j 1 --json --no-timing - <"$big" >"$tmp/j1.out" 2>&1
+$audit -j 2 --json --no-timing - <"$big" >"$tmp/jn.out" 2>&1
+if cmp -s "$tmp/j1.out" "$tmp/jn.out"; then ok; else ko "-j 2 on standard input differs from -j 1"; fi
+cat "$big" | $audit -j 3 --json --no-timing - >"$tmp/jn.out" 2>&1
+if cmp -s "$tmp/j1.out" "$tmp/jn.out"; then ok; else ko "-j 3 on a pipe differs from -j 1"; fi
 
 echo "audit-shard: $pass passed, $fail failed"
 [ $fail = 0 ]
