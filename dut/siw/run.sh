@@ -212,7 +212,7 @@ warmup_initiator="startup.frame.request-format fpdu.crc.reply-c0 fpdu.markers.re
 caps_for() { # BUILD ROLE
     case $1-$2 in
     *-responder) echo enhanced,p2p ;;   # siw answers RTR offers whatever its build
-    default-initiator) echo enhanced ;; # Rev 2, A=0
+    default-initiator) echo enhanced,client-server ;; # Rev 2, A=0
     p2p-initiator) echo enhanced,p2p ;;
     esac
 }
