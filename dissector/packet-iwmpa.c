@@ -36,6 +36,7 @@
 #include <epan/conversation.h>
 #include <epan/to_str.h>
 #include <epan/show_exception.h>
+#include <epan/tap.h>
 #include <epan/exceptions.h>
 #include <epan/dissectors/packet-iwarp-ddp-rdmap.h>
 #include <string.h>
@@ -1111,6 +1112,7 @@ static void render(iw_frame *fr, const iw_seg *seg, tvbuff_t *tvb, packet_info *
     }
     if (fr->held)
         col_append_fstr(pinfo->cinfo, COL_INFO, " [MPA: %u octets held]", fr->held);
+    tap_queue_packet(iw_tap, pinfo, fr);
 }
 
 static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
@@ -1417,6 +1419,7 @@ void proto_register_iwmpa(void)
     iwddp_handle = create_dissector_handle(dissect_iwddp, proto_iwddp);
     iwrdmap_handle = create_dissector_handle(dissect_iwrdmap, proto_iwrdmap);
     register_init_routine(layer_init);
+    iw_tap_register();
     register_init_routine(iw_track_init);
     register_cleanup_routine(iw_track_cleanup);
 }
