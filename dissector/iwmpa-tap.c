@@ -162,6 +162,14 @@ static gboolean seen(tap_state *st, const packet_info *pinfo)
     return FALSE;
 }
 
+/* A new row's values: zero, each of its column's type. */
+static void blank_row(stat_tap_table_item_type *items, const stat_tap_table_item *cols, guint n)
+{
+    memset(items, 0, n * sizeof *items);
+    for (guint c = 0; c < n; c++)
+        items[c].type = cols[c].type;
+}
+
 static void set_str(stat_tap_table *t, guint row, guint col, char *s)
 {
     stat_tap_table_item_type *f = stat_tap_get_field_data(t, row, col);
@@ -222,9 +230,7 @@ static guint conv_row(stat_tap_table *t, const iw_conv *cv, int *a_dir)
         row = GPOINTER_TO_UINT(v) - 1;
     } else {
         stat_tap_table_item_type items[CV__N];
-        memset(items, 0, sizeof items);
-        for (guint c = 0; c < CV__N; c++)
-            items[c].type = conv_fields[c].type;
+        blank_row(items, conv_fields, CV__N);
         items[CV_STREAM].value.uint_value = cv->stream;
         row = t->num_elements;
         stat_tap_init_table_row(t, row, CV__N, items);
@@ -303,9 +309,7 @@ static tap_packet_status find_packet(void *tapdata, packet_info *pinfo, epan_dis
             continue;
         if (!find_st.find_row[id]) {
             stat_tap_table_item_type items[FD__N];
-            memset(items, 0, sizeof items);
-            for (guint c = 0; c < FD__N; c++)
-                items[c].type = find_fields[c].type;
+            blank_row(items, find_fields, FD__N);
             items[FD_ID].value.string_value = r->id;
             items[FD_LEVEL].value.string_value = r->level;
             items[FD_FIRST].value.uint_value = pinfo->num;
