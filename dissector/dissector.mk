@@ -14,7 +14,7 @@ WS_CFLAGS    := $(shell pkg-config --cflags wireshark 2>/dev/null)
 WS_LIBS      := $(shell pkg-config --libs wireshark 2>/dev/null)
 WS_PLUGINDIR := $(shell pkg-config --variable=plugindir wireshark 2>/dev/null)
 
-DISS_SRCS := dissector/plugin.c dissector/packet-iwmpa.c dissector/iwmpa-track.c
+DISS_SRCS := dissector/plugin.c dissector/packet-iwmpa.c dissector/iwmpa-track.c dissector/iwmpa-tap.c
 DISS_OBJS := $(patsubst dissector/%.c,$(B)/dissector/%.o,$(DISS_SRCS))
 DISS_CFLAGS = -std=gnu11 $(WARN) $(WERROR) -DIWMPA_VERSION='"$(VERSION)"' $(WS_CFLAGS) -Iinclude -Icapture \
               -Idissector $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden

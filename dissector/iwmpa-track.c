@@ -161,6 +161,7 @@ static void on_event(void *user, const mpa_event *ev)
         it.u.fpdu.crc_calc = f->crc_calc;
         it.u.fpdu.rtr = (uint8_t)f->rtr;
         it.u.fpdu.negotiated_rtr = (uint8_t)f->negotiated_rtr;
+        it.u.fpdu.is_term = f->ddp_status == MPA_OK && f->ddp.hdr.opcode == MPA_RDMAP_TERMINATE;
         it.u.fpdu.term_quirk = f->term_quirk;
         it.u.fpdu.term_read = f->term_read;
         it.u.fpdu.mphase = f->marker_phase;

@@ -63,6 +63,7 @@ typedef struct iw_item {
             uint16_t ulpdu_len;
             uint8_t pad_len, n_markers, markers, crc_checked, crc_ok;
             uint8_t rtr, negotiated_rtr;
+            uint8_t is_term;      /* a TERMINATE (RDMAP opcode 7, decoded) */
             uint8_t term_quirk;   /* a TERMINATE: mpa_term_quirk, and */
             mpa_term_ctl term_read; /* its fields as libmpa read them */
             uint16_t mphase;      /* (seq - marker base) mod 512, when markers */
@@ -154,5 +155,11 @@ void iw_track_cleanup(void);
  * connection was given to iwmpa with Decode As.  *became_mpa is set in
  * the frame where the connection turned out to speak MPA. */
 iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, int forced, int *became_mpa);
+
+/* The tap "iwmpa" (iwmpa-tap.c): each frame drawn queues its iw_frame
+ * (what the first pass kept) for the statistics -z iwmpa,conv and
+ * -z iwmpa,findings. */
+extern int iw_tap;
+void iw_tap_register(void);
 
 #endif

@@ -36,6 +36,7 @@
 #include <epan/conversation.h>
 #include <epan/to_str.h>
 #include <epan/show_exception.h>
+#include <epan/tap.h>
 #include <epan/exceptions.h>
 #include <epan/dissectors/packet-iwarp-ddp-rdmap.h>
 #include <string.h>
@@ -51,7 +52,8 @@ void proto_register_iwmpa(void);
 void proto_reg_handoff_iwmpa(void);
 
 static int proto_iwmpa = -1, proto_iwddp = -1, proto_iwrdmap = -1;
-static dissector_handle_t iwmpa_post_handle, iwmpa_port_handle, iwmpa_claim_handle, iwddp_handle, iwrdmap_handle;
+static dissector_handle_t iwmpa_post_handle, iwmpa_port_handle, iwmpa_claim_handle, iwmpa_probe_handle, iwddp_handle,
+    iwrdmap_handle;
 /* The upper layers (SMB Direct, RPC-over-RDMA, ...): the table Wireshark's
  * own DDP/RDMAP dissector hands its payloads to (NULL when absent). */
 static heur_dissector_list_t ulp_heur;
@@ -1008,6 +1010,14 @@ static iw_frame *first_pass(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
         fr->pay_len = src >= 0 ? seg->payload_len : 0;
         p_add_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0, fr);
     }
+    if (seg->syn && !seg->ack_flag && pref_in_charge) {
+        /* A connection opens: until it is known to speak MPA, TCP offers
+         * its payload to the probe first (before the port's dissector),
+         * which takes a startup frame and declines anything else. */
+        conversation_t *c = find_or_create_conversation(pinfo);
+        if (c && !conversation_get_dissector(c, pinfo->num + 1))
+            conversation_set_dissector_from_frame_number(c, pinfo->num + 1, iwmpa_probe_handle);
+    }
     if (became_mpa) {
         /* From the next frame on, TCP hands this connection's payload
          * to iwmpa first: no other dissector takes MPA octets for its
@@ -1111,6 +1121,7 @@ static void render(iw_frame *fr, const iw_seg *seg, tvbuff_t *tvb, packet_info *
     }
     if (fr->held)
         col_append_fstr(pinfo->cinfo, COL_INFO, " [MPA: %u octets held]", fr->held);
+    tap_queue_packet(iw_tap, pinfo, fr);
 }
 
 static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
@@ -1194,6 +1205,16 @@ static iw_heur_ret heur_iwmpa(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
     render(fr, PINFO_FD_VISITED(pinfo) ? NULL : &seg, tvb, pinfo, tree);
     return TRUE;
+}
+
+/* The conversation dissector of a connection whose SYN was seen (set in
+ * first_pass): a startup frame is taken as TCP's heuristic takes it,
+ * on any port (the Request on 445 that NBSS would otherwise take); any
+ * other payload is declined (0), and TCP goes on to the port's
+ * dissector and its heuristics as if the probe were not there. */
+static int dissect_iwmpa_probe(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    return heur_iwmpa(tvb, pinfo, tree, data) ? (int)tvb_captured_length(tvb) : 0;
 }
 
 /* Decode As (tcp.port): the connection is MPA even without startup frames. */
@@ -1414,9 +1435,11 @@ void proto_register_iwmpa(void)
     iwmpa_post_handle = register_dissector("iwmpa_post", dissect_iwmpa_post, proto_iwmpa);
     iwmpa_port_handle = register_dissector("iwmpa", dissect_iwmpa_port, proto_iwmpa);
     iwmpa_claim_handle = create_dissector_handle(dissect_iwmpa_claim, proto_iwmpa);
+    iwmpa_probe_handle = create_dissector_handle(dissect_iwmpa_probe, proto_iwmpa);
     iwddp_handle = create_dissector_handle(dissect_iwddp, proto_iwddp);
     iwrdmap_handle = create_dissector_handle(dissect_iwrdmap, proto_iwrdmap);
     register_init_routine(layer_init);
+    iw_tap_register();
     register_init_routine(iw_track_init);
     register_cleanup_routine(iw_track_cleanup);
 }
