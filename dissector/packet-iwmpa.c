@@ -78,7 +78,7 @@ static int hf_frame = -1, hf_key = -1, hf_key_kind = -1, hf_role = -1, hf_m = -1
            hf_private_data = -1, hf_leg = -1, hf_leg_ird = -1, hf_leg_ord = -1, hf_leg_swapped = -1,
            hf_key_expected = -1, hf_held = -1;
 static int hf_fpdu = -1, hf_fpdu_index = -1, hf_ulpdu_length = -1, hf_ulpdu = -1, hf_pad = -1, hf_crc = -1,
-           hf_crc_status = -1, hf_marker = -1, hf_marker_res = -1, hf_marker_ptr = -1, hf_rtr = -1,
+           hf_crc_status = -1, hf_crc_computed = -1, hf_crc_register = -1, hf_marker = -1, hf_marker_res = -1, hf_marker_ptr = -1, hf_rtr = -1,
            hf_rtr_negotiated = -1, hf_fpdu_first_frame = -1;
 static int hf_not_mpa = -1, hf_not_mpa_data = -1, hf_not_mpa_why = -1, hf_hole = -1, hf_mode = -1, hf_finding = -1,
            hf_finding_detail = -1;
@@ -93,7 +93,7 @@ static int hf_rdmap_rv = -1, hf_rdmap_rsvd = -1, hf_rdmap_opcode = -1, hf_rdmap_
            hf_ar_orig_value = -1, hf_imm_data = -1;
 
 static gint ett_iwmpa = -1, ett_conv = -1, ett_frame = -1, ett_enh = -1, ett_fpdu = -1, ett_marker = -1,
-            ett_ddp = -1, ett_rdmap = -1, ett_term = -1, ett_term_ddp = -1;
+            ett_ddp = -1, ett_rdmap = -1, ett_term = -1, ett_term_ddp = -1, ett_crc = -1;
 
 /* One expert info per rule of the table (include/mpa/findings.def). */
 static expert_field ei_rule[MPA_F__COUNT];
@@ -871,8 +871,21 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
     int crc_at = (int)f.wire_len - 4;
     if (f.pad_len)
         proto_tree_add_item(ft, hf_pad, t, crc_at - f.pad_len, f.pad_len, ENC_NA);
-    proto_tree_add_checksum(ft, t, crc_at, hf_crc, hf_crc_status, NULL, pinfo, it->u.fpdu.crc_calc, ENC_LITTLE_ENDIAN,
-                            it->u.fpdu.crc_checked ? PROTO_CHECKSUM_VERIFY : PROTO_CHECKSUM_NO_FLAGS);
+    /* The CRC field as Wireshark shows the CRC32C of SCTP and iSCSI: the
+     * four octets read most significant first, as the byte pane shows
+     * them, and "should be" in the same convention.  libmpa's values are
+     * the CRC register (the octets are its least significant first), so
+     * the computed one is swapped; the register is a field of its own. */
+    guint32 should = GUINT32_SWAP_LE_BE(it->u.fpdu.crc_calc);
+    proto_item *ci = proto_tree_add_checksum(ft, t, crc_at, hf_crc, hf_crc_status, NULL, pinfo, should, ENC_BIG_ENDIAN,
+                                             it->u.fpdu.crc_checked ? PROTO_CHECKSUM_VERIFY : PROTO_CHECKSUM_NO_FLAGS);
+    if (it->u.fpdu.crc_checked) {
+        proto_tree *ct = proto_item_add_subtree(ci, ett_crc);
+        x = proto_tree_add_uint(ct, hf_crc_computed, t, crc_at, 4, should);
+        proto_item_set_generated(x);
+        x = proto_tree_add_uint(ct, hf_crc_register, t, crc_at, 4, it->u.fpdu.crc_calc);
+        proto_item_set_generated(x);
+    }
     /* Whatever happens drawing the headers, the verdicts are attached. */
     TRY {
         draw_ulpdu(ft, u, f.ulpdu_len, pinfo, info,
@@ -1281,6 +1294,12 @@ void proto_register_iwmpa(void)
         {&hf_ulpdu, {"ULPDU", "iwmpa.ulpdu", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_pad, {"Pad", "iwmpa.pad", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_crc, {"CRC32C", "iwmpa.crc", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_crc_computed,
+         {"CRC32C computed", "iwmpa.crc.computed", FT_UINT32, BASE_HEX, NULL, 0,
+          "The value the CRC field should hold, read as the field is (most significant octet first)", HFILL}},
+        {&hf_crc_register,
+         {"CRC32C register", "iwmpa.crc.register", FT_UINT32, BASE_HEX, NULL, 0,
+          "The computed CRC32C as a number (RFC 3385); the wire carries it least significant octet first", HFILL}},
         {&hf_crc_status,
          {"CRC status", "iwmpa.crc.status", FT_UINT8, BASE_NONE, VALS(proto_checksum_vals), 0, NULL, HFILL}},
         {&hf_marker, {"Marker", "iwmpa.marker", FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL}},
@@ -1351,7 +1370,7 @@ void proto_register_iwmpa(void)
         {&hf_imm_data, {"Immediate Data", "iwrdmap.immediate", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL}},
     };
     static gint *ett[] = {&ett_iwmpa, &ett_conv,   &ett_frame, &ett_enh,  &ett_fpdu,
-                          &ett_marker, &ett_ddp, &ett_rdmap, &ett_term, &ett_term_ddp};
+                          &ett_marker, &ett_ddp, &ett_rdmap, &ett_term, &ett_term_ddp, &ett_crc};
 
     /* The expert infos, one per rule: MUST -> error, SHOULD -> warning,
      * note -> note; the text begins with the requirement id. */
