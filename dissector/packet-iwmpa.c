@@ -51,6 +51,13 @@ void proto_register_iwmpa(void);
 void proto_reg_handoff_iwmpa(void);
 
 static int proto_iwmpa = -1, proto_iwddp = -1, proto_iwrdmap = -1;
+/* The protocols' names (see dissector/README.md). */
+#define IW_LONG_MPA "iWARP Marker PDU Aligned Framing"
+#define IW_SHORT_MPA "iWARP-MPA"
+#define IW_LONG_DDP "iWARP Direct Data Placement"
+#define IW_SHORT_DDP "iWARP-DDP"
+#define IW_LONG_RDMAP "iWARP Remote Direct Memory Access Protocol"
+#define IW_SHORT_RDMAP "iWARP-RDMAP"
 static dissector_handle_t iwmpa_post_handle, iwmpa_port_handle, iwmpa_claim_handle, iwddp_handle, iwrdmap_handle;
 /* The upper layers (SMB Direct, RPC-over-RDMA, ...): the table Wireshark's
  * own DDP/RDMAP dissector hands its payloads to (NULL when absent). */
@@ -60,6 +67,10 @@ static heur_dissector_list_t ulp_heur;
  * payload (then the columns are theirs). */
 static proto_tree *g_top_tree;
 static gboolean g_ulp_took;
+/* The highest of our layers drawn in the frame: its short name goes in
+ * the Protocol column. */
+static int g_col_layer; /* 0 MPA, 1 DDP, 2 RDMAP */
+static const char *const col_proto[] = {IW_SHORT_MPA, IW_SHORT_DDP, IW_SHORT_RDMAP};
 
 /* TCP's fields, found by name at handoff. */
 static int hf_tcp_srcport = -1, hf_tcp_dstport = -1, hf_tcp_seq_raw = -1, hf_tcp_ack_raw = -1, hf_tcp_len = -1,
@@ -579,6 +590,7 @@ static int dissect_iwddp(tvbuff_t *u, packet_info *pinfo, proto_tree *tree, void
     const mpa_ddp d = c->d;
     guint avail = c->avail, ulpdu_len = c->ulpdu_len;
     proto_item *di = proto_tree_add_item(tree, proto_iwddp, u, 0, (gint)MIN(d.hdr_len, avail), ENC_NA);
+    g_col_layer = MAX(g_col_layer, 1);
     proto_item_append_text(di, ", %s, %s", d.hdr.tagged ? "tagged" : "untagged", d.hdr.last ? "last" : "not last");
     proto_tree *dt = proto_item_add_subtree(di, ett_ddp);
     if (avail < d.hdr_len) {
@@ -692,6 +704,7 @@ static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree
     const mpa_term_ctl *siw = c->siw;
     wmem_strbuf_t *info = c->info;
     proto_item *ri = proto_tree_add_item(tree, proto_iwrdmap, u, 0, (gint)MIN(d.need_len, avail), ENC_NA);
+    g_col_layer = 2;
     proto_item_append_text(ri, ", %s", val_to_str_const(d.hdr.opcode, opcode_vals, "Reserved"));
     proto_tree *rt = proto_item_add_subtree(ri, ett_rdmap);
     int at = (int)d.hdr_len;
@@ -1040,6 +1053,7 @@ static void render(iw_frame *fr, const iw_seg *seg, tvbuff_t *tvb, packet_info *
 {
     g_top_tree = tree;
     g_ulp_took = FALSE;
+    g_col_layer = 0;
     tvbuff_t *payload = NULL;
     if (seg) {
         if (seg->payload_len)
@@ -1119,7 +1133,7 @@ static void render(iw_frame *fr, const iw_seg *seg, tvbuff_t *tvb, packet_info *
     /* The columns tell the MPA story where there is one (a frame with
      * only a FIN or an ACK keeps TCP's); held octets are said after it. */
     if (info && wmem_strbuf_get_len(info) && !g_ulp_took) {
-        col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
+        col_set_str(pinfo->cinfo, COL_PROTOCOL, col_proto[g_col_layer]);
         col_add_str(pinfo->cinfo, COL_INFO, wmem_strbuf_get_str(info));
     }
     if (fr->held)
@@ -1154,7 +1168,7 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
  * it alone.  It also keeps the octets from other dissectors. */
 static int dissect_iwmpa_layer(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
 {
-    col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, IW_SHORT_MPA);
     if (!pref_in_charge)
         return tvb_captured_length(tvb);
     iw_seg seg;
@@ -1204,7 +1218,7 @@ static iw_heur_ret heur_iwmpa(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         if (!fr || !fr->in_layer)
             return FALSE;
     }
-    col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, IW_SHORT_MPA);
     render(fr, PINFO_FD_VISITED(pinfo) ? NULL : &seg, tvb, pinfo, tree);
     return TRUE;
 }
@@ -1391,9 +1405,12 @@ void proto_register_iwmpa(void)
             ei[i].eiinfo.group = PI_SEQUENCE;
     }
 
-    proto_iwmpa = proto_register_protocol("iWARP MPA (libmpa)", "iWARP-MPA", "iwmpa");
-    proto_iwddp = proto_register_protocol("iWARP DDP (libmpa)", "iWARP-DDP", "iwddp");
-    proto_iwrdmap = proto_register_protocol("iWARP RDMAP (libmpa)", "iWARP-RDMAP", "iwrdmap");
+    /* One long name (tree, dialogs) and one short name (Protocol column,
+     * expert dialog, preferences) per protocol; the filter names are
+     * those users' filters have always used. */
+    proto_iwmpa = proto_register_protocol(IW_LONG_MPA, IW_SHORT_MPA, "iwmpa");
+    proto_iwddp = proto_register_protocol(IW_LONG_DDP, IW_SHORT_DDP, "iwddp");
+    proto_iwrdmap = proto_register_protocol(IW_LONG_RDMAP, IW_SHORT_RDMAP, "iwrdmap");
     proto_register_field_array(proto_iwmpa, hf, array_length(hf));
     proto_register_subtree_array(ett, array_length(ett));
     expert_module_t *em = expert_register_protocol(proto_iwmpa);
@@ -1459,7 +1476,7 @@ void proto_reg_handoff_iwmpa(void)
     ulp_heur = find_heur_dissector_list("iwarp_ddp_rdmap");
     for (unsigned i = 0; i < C__COUNT; i++)
         hf_compat[i] = proto_registrar_get_id_byname(compat_names[i]);
-    heur_dissector_add("tcp", heur_iwmpa, "iWARP MPA startup frames (libmpa)", "iwmpa_tcp", proto_iwmpa,
+    heur_dissector_add("tcp", heur_iwmpa, "iWARP-MPA startup frames", "iwmpa_tcp", proto_iwmpa,
                        HEURISTIC_ENABLE);
     apply_prefs();
 }
