@@ -538,6 +538,34 @@ static void draw_ddp_hdr(proto_tree *tree, tvbuff_t *t, int at, const mpa_ddp_hd
     }
 }
 
+/* A TERMINATE for the Info column (sender: who sent it) and the
+ * iwrdmap.term.name field (sender NULL): the error's name, then
+ * where it comes from (the LLP has one EType, so it is not repeated). */
+static void term_summary(const mpa_term *t, const char *sender, char *buf, size_t cap)
+{
+    const char *code = mpa_term_code_name(t->layer, t->etype, t->code);
+    int n = sender ? snprintf(buf, cap, "TERMINATE from %s: ", sender) : 0;
+    if (n < 0 || (size_t)n >= cap)
+        return;
+    if (t->layer == MPA_TERM_LAYER_LLP && t->etype == 0)
+        snprintf(buf + n, cap - (size_t)n, "%s (LLP, code 0x%02x)", code, t->code);
+    else
+        snprintf(buf + n, cap - (size_t)n, "%s (%s, %s, code 0x%02x)", code, mpa_term_layer_name(t->layer),
+                 mpa_term_etype_name(t->layer, t->etype), t->code);
+}
+
+/* The sender of direction dir of a connection, by its MPA role when known,
+ * else by TCP (the side that opened the connection is the client). */
+static const char *sender_of(const iw_conv *cv, unsigned dir)
+{
+    mpa_role r = cv ? cv->role[dir & 1] : MPA_ROLE_UNKNOWN;
+    if (r == MPA_ROLE_INITIATOR)
+        return "the Initiator";
+    if (r == MPA_ROLE_RESPONDER)
+        return "the Responder";
+    return dir ? "the server" : "the client";
+}
+
 /* What the DDP and RDMAP layers of one ULPDU share (the data of their
  * dissector calls). */
 typedef struct ul_ctx {
@@ -551,6 +579,7 @@ typedef struct ul_ctx {
     const uint8_t *fpdu;
     const mpa_fpdu *layout;
     tvbuff_t *fpdu_tvb;
+    const char *sender;       /* who sent it ("the Initiator", ...), or NULL */
 } ul_ctx;
 
 /* DDP and RDMAP headers at the start of the ULPDU u (markers removed).
@@ -559,7 +588,8 @@ typedef struct ul_ctx {
  * a layer of its own (iwddp, iwrdmap: called as dissectors, so they are
  * in frame.protocols), and the RDMAP payload goes to the upper layers. */
 static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_info *pinfo, wmem_strbuf_t *info,
-                       const mpa_term_ctl *siw, const uint8_t *fpdu, const mpa_fpdu *layout, tvbuff_t *fpdu_tvb)
+                       const mpa_term_ctl *siw, const uint8_t *fpdu, const mpa_fpdu *layout, tvbuff_t *fpdu_tvb,
+                       const char *sender)
 {
     ul_ctx c;
     memset(&c, 0, sizeof c);
@@ -569,12 +599,16 @@ static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_in
     c.fpdu = fpdu;
     c.layout = layout;
     c.fpdu_tvb = fpdu_tvb;
+    c.sender = sender;
     c.avail = MIN(tvb_captured_length(u), MPA_DDP_MAX_STRUCT_LEN);
     size_t need;
     mpa_status st = mpa_ddp_decode(c.avail ? tvb_get_ptr(u, 0, c.avail) : NULL, c.avail, ulpdu_len, &c.d, &need);
     char sum[256];
     if (info) {
-        mpa_ddp_summary(&c.d, st, sum, sizeof sum);
+        if (st == MPA_OK && c.d.complete && c.d.hdr.opcode == MPA_RDMAP_TERMINATE)
+            term_summary(&c.d.u.term, sender, sum, sizeof sum);
+        else
+            mpa_ddp_summary(&c.d, st, sum, sizeof sum);
         wmem_strbuf_append_printf(info, "%s%s", wmem_strbuf_get_len(info) ? ", " : "", sum);
     }
     if (st == MPA_E_ARG || !c.d.hdr_len)
@@ -731,8 +765,7 @@ static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree
     case MPA_RDMAP_TERMINATE: {
         const mpa_term *tm = &d.u.term;
         char name[160];
-        snprintf(name, sizeof name, "%s/%s %s", mpa_term_layer_name(tm->layer),
-                 mpa_term_etype_name(tm->layer, tm->etype), mpa_term_code_name(tm->layer, tm->etype, tm->code));
+        term_summary(tm, NULL, name, sizeof name);
         proto_item *ti = proto_tree_add_string(rt, hf_term_name, u, at, 4, name);
         proto_item_set_generated(ti);
         if (siw) {
@@ -748,8 +781,12 @@ static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree
         }
         proto_tree *tt = proto_item_add_subtree(ti, ett_term);
         proto_tree_add_uint(tt, hf_term_layer, u, at, 1, (guint32)tm->layer << 4);
-        proto_tree_add_uint(tt, hf_term_etype, u, at, 1, tm->etype);
-        proto_tree_add_uint(tt, hf_term_code, u, at + 1, 1, tm->code);
+        /* EType and Error Code are named per Layer (RFC 5040 4.8, RFC
+         * 5041 7.2, RFC 5044 8), as the built-in's per-layer fields are. */
+        proto_tree_add_uint_format_value(tt, hf_term_etype, u, at, 1, tm->etype, "%s (%u)",
+                                         mpa_term_etype_name(tm->layer, tm->etype), tm->etype);
+        proto_tree_add_uint_format_value(tt, hf_term_code, u, at + 1, 1, tm->code, "%s (0x%02x)",
+                                         mpa_term_code_name(tm->layer, tm->etype, tm->code), tm->code);
         guint32 w = (guint32)tm->m << 15 | (guint32)tm->d << 14 | (guint32)tm->r << 13 | tm->rsvd;
         proto_tree_add_boolean(tt, hf_term_m, u, at + 2, 2, w);
         proto_tree_add_boolean(tt, hf_term_d, u, at + 2, 2, w);
@@ -902,7 +939,8 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
     /* Whatever happens drawing the headers, the verdicts are attached. */
     TRY {
         draw_ulpdu(ft, u, f.ulpdu_len, pinfo, info,
-                   it->u.fpdu.term_quirk == MPA_TERM_LE_BITFIELD ? &it->u.fpdu.term_read : NULL, p, &f, t);
+                   it->u.fpdu.term_quirk == MPA_TERM_LE_BITFIELD ? &it->u.fpdu.term_read : NULL, p, &f, t,
+                   sender_of(fr->conv, it->dir));
     }
     CATCH_NONFATAL_ERRORS {
         show_exception(u, pinfo, ft, EXCEPT_CODE, GET_MESSAGE);
@@ -954,7 +992,7 @@ static void draw_cut_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tre
         uint8_t *copy = wmem_memdup(pinfo->pool, h->ulpdu, h->ulpdu_avail ? h->ulpdu_avail : 1);
         tvbuff_t *u = tvb_new_child_real_data(t, copy, (guint)h->ulpdu_avail, h->ulpdu_len);
         TRY {
-            draw_ulpdu(ft, u, h->ulpdu_len, pinfo, info, NULL, NULL, NULL, NULL);
+            draw_ulpdu(ft, u, h->ulpdu_len, pinfo, info, NULL, NULL, NULL, NULL, sender_of(cv, it->dir));
         }
         CATCH_NONFATAL_ERRORS {
             show_exception(u, pinfo, ft, EXCEPT_CODE, GET_MESSAGE);
