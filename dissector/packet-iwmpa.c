@@ -70,6 +70,8 @@ static gboolean g_ulp_took;
 /* The highest of our layers drawn in the frame: its short name goes in
  * the Protocol column. */
 static int g_col_layer; /* 0 MPA, 1 DDP, 2 RDMAP */
+/* A TERMINATE was drawn in the frame (for the Info marker). */
+static gboolean g_term_seen;
 static const char *const col_proto[] = {IW_SHORT_MPA, IW_SHORT_DDP, IW_SHORT_RDMAP};
 
 /* TCP's fields, found by name at handoff. */
@@ -764,6 +766,7 @@ static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree
         break;
     case MPA_RDMAP_TERMINATE: {
         const mpa_term *tm = &d.u.term;
+        g_term_seen = TRUE;
         char name[160];
         term_summary(tm, NULL, name, sizeof name);
         proto_item *ti = proto_tree_add_string(rt, hf_term_name, u, at, 4, name);
@@ -1048,6 +1051,28 @@ static void draw_conv(packet_info *pinfo, proto_tree *tree, tvbuff_t *tvb, const
     proto_item_set_generated(proto_tree_add_boolean(ct, hf_conv_midstream, tvb, 0, 0, cv->midstream));
 }
 
+/* The Info column's marker of a frame's worst finding: "[CRC bad]" for
+ * MPA-CRC-VALID, "[ID]" for any other id; the worst is the most severe
+ * (MUST, then SHOULD, then note), the first of them in the frame.  A
+ * TERMINATE outranks every finding but a MUST one: "[TERMINATE]".  NULL
+ * when there is nothing to mark. */
+static const char *info_marker(const iw_frame *fr, gboolean term, packet_info *pinfo)
+{
+    const mpa_rule *worst = NULL;
+    for (unsigned i = 0; i < fr->n_findings; i++) {
+        const mpa_rule *r = mpa_rule_get(fr->findings[i].id);
+        if (r && (!worst || r->severity > worst->severity))
+            worst = r;
+    }
+    if (term && (!worst || worst->severity < MPA_SEV_ERROR))
+        return "[TERMINATE]";
+    if (!worst)
+        return NULL;
+    if (!strcmp(worst->id, "MPA-CRC-VALID"))
+        return "[CRC bad]";
+    return wmem_strdup_printf(pinfo->pool, "[%s]", worst->id);
+}
+
 /* The frame whose first pass was made by the in-layer path (TCP handed
  * its payload to iwmpa): the postdissector leaves it alone. */
 static guint32 g_layer_num;
@@ -1092,6 +1117,7 @@ static void render(iw_frame *fr, const iw_seg *seg, tvbuff_t *tvb, packet_info *
     g_top_tree = tree;
     g_ulp_took = FALSE;
     g_col_layer = 0;
+    g_term_seen = FALSE;
     tvbuff_t *payload = NULL;
     if (seg) {
         if (seg->payload_len)
@@ -1170,9 +1196,14 @@ static void render(iw_frame *fr, const iw_seg *seg, tvbuff_t *tvb, packet_info *
     }
     /* The columns tell the MPA story where there is one (a frame with
      * only a FIN or an ACK keeps TCP's); held octets are said after it. */
+    const char *mark = info_marker(fr, g_term_seen, pinfo);
     if (info && wmem_strbuf_get_len(info) && !g_ulp_took) {
+        if (mark)
+            wmem_strbuf_append_printf(info, " %s", mark);
         col_set_str(pinfo->cinfo, COL_PROTOCOL, col_proto[g_col_layer]);
         col_add_str(pinfo->cinfo, COL_INFO, wmem_strbuf_get_str(info));
+    } else if (mark) {
+        col_append_fstr(pinfo->cinfo, COL_INFO, " %s", mark);
     }
     if (fr->held)
         col_append_fstr(pinfo->cinfo, COL_INFO, " [MPA: %u octets held]", fr->held);
