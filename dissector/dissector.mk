@@ -19,7 +19,7 @@ DISS_OBJS := $(patsubst dissector/%.c,$(B)/dissector/%.o,$(DISS_SRCS))
 DISS_CFLAGS = -std=gnu11 $(WARN) $(WERROR) -DIWMPA_VERSION='"$(VERSION)"' $(WS_CFLAGS) -Iinclude -Icapture \
               -Idissector $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden
 
-$(B)/dissector/%.o: dissector/%.c dissector/iwmpa.h dissector/ws-compat.h $(CAP_HDRS) $(LIB_HDRS)
+$(B)/dissector/%.o: dissector/%.c dissector/iwmpa.h dissector/ws-compat.h dissector/problems.def $(CAP_HDRS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	@[ -n "$(WS_PLUGINDIR)" ] || { echo "plugin: wireshark-dev not found (scripts/deps.sh installs it)"; exit 1; }
 	$(CC) $(DISS_CFLAGS) -c $< -o $@

@@ -94,7 +94,7 @@ static int hf_fpdu = -1, hf_fpdu_index = -1, hf_ulpdu_length = -1, hf_ulpdu = -1
            hf_crc_status = -1, hf_crc_computed = -1, hf_crc_register = -1, hf_marker = -1, hf_marker_res = -1, hf_marker_ptr = -1, hf_rtr = -1,
            hf_rtr_negotiated = -1, hf_fpdu_first_frame = -1;
 static int hf_not_mpa = -1, hf_not_mpa_data = -1, hf_not_mpa_why = -1, hf_hole = -1, hf_mode = -1, hf_finding = -1,
-           hf_finding_detail = -1;
+           hf_finding_detail = -1, hf_finding_rule = -1;
 static int hf_ddp_t = -1, hf_ddp_l = -1, hf_ddp_rsvd = -1, hf_ddp_dv = -1, hf_ddp_rsvdulp = -1, hf_ddp_stag = -1,
            hf_ddp_to = -1, hf_ddp_qn = -1, hf_ddp_msn = -1, hf_ddp_mo = -1, hf_ddp_payload_len = -1;
 static int hf_rdmap_rv = -1, hf_rdmap_rsvd = -1, hf_rdmap_opcode = -1, hf_rdmap_inv_stag = -1, hf_rr_sink_stag = -1,
@@ -106,7 +106,7 @@ static int hf_rdmap_rv = -1, hf_rdmap_rsvd = -1, hf_rdmap_opcode = -1, hf_rdmap_
            hf_ar_orig_value = -1, hf_imm_data = -1;
 
 static gint ett_iwmpa = -1, ett_conv = -1, ett_frame = -1, ett_enh = -1, ett_fpdu = -1, ett_marker = -1,
-            ett_ddp = -1, ett_rdmap = -1, ett_term = -1, ett_term_ddp = -1, ett_crc = -1;
+            ett_ddp = -1, ett_rdmap = -1, ett_term = -1, ett_term_ddp = -1, ett_crc = -1, ett_finding = -1;
 
 /* One expert info per rule of the table (include/mpa/findings.def). */
 static expert_field ei_rule[MPA_F__COUNT];
@@ -325,6 +325,67 @@ static tvbuff_t *payload_again(packet_info *pinfo, const iw_frame *fr)
 
 /* ---- drawing ----------------------------------------------------------- */
 
+/* The fields a finding can be about.  While an item (startup frame, FPDU)
+ * is drawn, g_anchor[] holds the tree items of its fields; each finding
+ * of the item hangs on the item of the field its rule is about (the CRC
+ * finding on the CRC, MPA-ENH-A-ECHO on the A bit, ...), or on the item's
+ * own line when the rule is about no one field. */
+enum {
+    A_NONE, A_KEY, A_R, A_S, A_RES, A_REV, A_PDLEN, A_ENH, A_ENH_A, A_ENH_IRD, A_ENH_ORD, A_LEG, A_ULPDU_LEN, A_PAD,
+    A_CRC, A_MARKER, A_DDP_T, A_DDP_L, A_DDP_RSVD, A_DDP_DV, A_RV, A_RDMAP_RSVD, A_OPCODE, A_QN, A_MSN, A_MO, A_TO,
+    A_TERM, A_AOP, A__COUNT
+};
+static proto_item *g_anchor[A__COUNT];
+/* The CRC of the FPDU being drawn, as its field shows it (A_CRC set):
+ * the CRC finding's detail says the values that way too. */
+static guint32 g_crc_field, g_crc_should;
+
+static unsigned anchor_of(mpa_finding_id id)
+{
+    switch (id) {
+    case MPA_F_FRM_KEY_REQ: case MPA_F_FRM_KEY_REP: case MPA_F_FRM_KEY_CHECK: case MPA_F_LEG_STARTKEY:
+    case MPA_F_LEG_RTR_FRAME:
+        return A_KEY;
+    case MPA_F_FRM_REV: case MPA_F_FRM_REV_ENH: return A_REV;
+    case MPA_F_FRM_RES: return A_RES;
+    case MPA_F_FRM_R_REQ: return A_R;
+    case MPA_F_FRM_PDLEN_MAX: case MPA_F_FRM_PDLEN_MATCH: case MPA_F_FRM_S_PDLEN: return A_PDLEN;
+    case MPA_F_ENH_REPLY_ENH: case MPA_F_ENH_REPLY_PLAIN: return A_S;
+    case MPA_F_ENH_A_ECHO: return A_ENH_A;
+    case MPA_F_ENH_BCD_ZERO: case MPA_F_ENH_INIT_OPTS: case MPA_F_ENH_RESP_OPT: case MPA_F_ENH_3FFF: return A_ENH;
+    case MPA_F_ENH_ORD_LE_IRD: return A_ENH_ORD;
+    case MPA_F_ENH_IRD_GE_ORD: return A_ENH_IRD;
+    case MPA_F_QRK_LEG_IRDORD: return A_LEG;
+    case MPA_F_FPD_PAD: return A_PAD;
+    case MPA_F_FPD_ULPDU_MAX: case MPA_F_FPD_ZERO_LEN: return A_ULPDU_LEN;
+    case MPA_F_CRC_VALID: return A_CRC;
+    case MPA_F_MRK_PRESENT: case MPA_F_MRK_PTR: case MPA_F_MRK_SAME_FPDU: case MPA_F_MRK_RES: case MPA_F_MRK_LEN_AGREE:
+    case MPA_F_QRK_MRK_PTR_ORDER: case MPA_F_QRK_MRK_GRID: case MPA_F_STA_FIRST_MARKER:
+        return A_MARKER;
+    case MPA_F_DDP_VERSION: case MPA_F_QRK_DDP_VERSION: return A_DDP_DV;
+    case MPA_F_RDMAP_VERSION: case MPA_F_RDMAP_VERSION_SAME: return A_RV;
+    case MPA_F_DDP_RSVD: return A_DDP_RSVD;
+    case MPA_F_RDMAP_RSVD: return A_RDMAP_RSVD;
+    case MPA_F_RDMAP_OPCODE: return A_OPCODE;
+    case MPA_F_RDMAP_TAGGED: return A_DDP_T;
+    case MPA_F_DDP_QN: return A_QN;
+    case MPA_F_DDP_MSN_START: case MPA_F_DDP_MSN_NEXT: case MPA_F_DDP_MSN_SAME: return A_MSN;
+    case MPA_F_DDP_LAST: return A_DDP_L;
+    case MPA_F_DDP_MO_ORDER: return A_MO;
+    case MPA_F_DDP_TO_ORDER: return A_TO;
+    case MPA_F_TRM_CODE: case MPA_F_TRM_HDRCT: case MPA_F_QRK_TRM_NIBBLES: case MPA_F_QRK_TRM_ZERO: return A_TERM;
+    case MPA_F_RDMAP_ATOMIC: return A_AOP;
+    default: return A_NONE;
+    }
+}
+
+/* Keeps pi as the item of field a (the first one drawn: a marker). */
+static void anchor(unsigned a, proto_item *pi)
+{
+    if (a < A__COUNT && !g_anchor[a])
+        g_anchor[a] = pi;
+}
+
 static void add_findings(packet_info *pinfo, proto_item *pi, const iw_frame *fr, unsigned first, unsigned n,
                          proto_tree *tree, tvbuff_t *tvb)
 {
@@ -333,15 +394,27 @@ static void add_findings(packet_info *pinfo, proto_item *pi, const iw_frame *fr,
         const mpa_rule *r = mpa_rule_get(f->id);
         if (!r)
             continue;
-        proto_item *fi = proto_tree_add_string(tree, hf_finding, tvb, 0, 0, r->id);
+        /* On the field it is about, when that was drawn: its fields go
+         * under that field's line, the expert info on it (clicking the
+         * finding in the Expert Information dialog selects the field). */
+        proto_item *at = g_anchor[anchor_of(f->id)];
+        proto_tree *ft = at ? proto_item_add_subtree(at, ett_finding) : tree;
+        proto_item *fi = proto_tree_add_string(ft, hf_finding, tvb, 0, 0, r->id);
         proto_item_set_generated(fi);
-        /* The expert info's text is the rule's, fixed per id (so -z expert
-         * and the Expert Information dialog group the instances); the
-         * instance values are a field of their own. */
-        proto_item *di = proto_tree_add_string(tree, hf_finding_detail, tvb, 0, 0, f->msg ? f->msg : "");
+        /* The expert info's summary is fixed per id (so -z expert and the
+         * Expert Information dialog group the instances): what went wrong.
+         * The rule and the instance values are fields of their own. */
+        proto_item *ri = proto_tree_add_string(ft, hf_finding_rule, tvb, 0, 0,
+                                               wmem_strdup_printf(pinfo->pool, "%s (%s)", r->text, r->clause));
+        proto_item_set_generated(ri);
+        const char *msg = f->msg ? f->msg : "";
+        if (f->id == MPA_F_CRC_VALID && at)
+            msg = wmem_strdup_printf(pinfo->pool, "CRC field 0x%08x, should be 0x%08x", g_crc_field, g_crc_should);
+        proto_item *di = proto_tree_add_string(ft, hf_finding_detail, tvb, 0, 0, msg);
         proto_item_set_generated(di);
-        expert_add_info(pinfo, pi ? pi : fi, &ei_rule[f->id]);
+        expert_add_info(pinfo, at ? at : pi ? pi : fi, &ei_rule[f->id]);
     }
+    memset(g_anchor, 0, sizeof g_anchor);
 }
 
 /* The octets of an item: this frame's payload, or the copy track kept. */
@@ -433,11 +506,11 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
     }
     size_t klen = d.kind == MPA_KEY_STARTKEY ? 15 : MPA_KEY_LEN;
     if (avail < (d.kind == MPA_KEY_STARTKEY ? 16u : (guint)MPA_FRAME_HDR_LEN)) {
-        proto_tree_add_bytes(st, hf_key, t, 0, (gint)MIN(klen, avail), d.key);
+        anchor(A_KEY, proto_tree_add_bytes(st, hf_key, t, 0, (gint)MIN(klen, avail), d.key));
         add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, st, t);
         return;
     }
-    proto_tree_add_bytes(st, hf_key, t, 0, t ? (gint)klen : 0, d.key);
+    anchor(A_KEY, proto_tree_add_bytes(st, hf_key, t, 0, t ? (gint)klen : 0, d.key));
     x = proto_tree_add_string(st, hf_key_kind, t, 0, t ? (gint)klen : 0, mpa_key_kind_name(d.kind));
     proto_item_set_generated(x);
     if (d.kind == MPA_KEY_UNKNOWN) {
@@ -455,22 +528,22 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
     if (d.kind == MPA_KEY_STARTKEY) {
         proto_tree_add_boolean(st, hf_sk_m, t, 15, 1, d.m ? 0x80 : 0);
         proto_tree_add_boolean(st, hf_sk_c, t, 15, 1, d.c ? 0x40 : 0);
-        proto_tree_add_uint(st, hf_sk_res, t, 15, 1, (guint32)d.res << 4);
-        proto_tree_add_uint(st, hf_sk_rev, t, 15, 1, d.rev);
+        anchor(A_RES, proto_tree_add_uint(st, hf_sk_res, t, 15, 1, (guint32)d.res << 4));
+        anchor(A_REV, proto_tree_add_uint(st, hf_sk_rev, t, 15, 1, d.rev));
     } else {
         proto_tree_add_boolean(st, hf_m, t, 16, 1, d.m ? 0x80 : 0);
         proto_tree_add_boolean(st, hf_c, t, 16, 1, d.c ? 0x40 : 0);
         if (d.kind == MPA_KEY_REQ)
             /* R means a rejection in a Reply only (RFC 5044 7.1.1); in a
              * Request it is a bit that must be zero. */
-            proto_tree_add_boolean_format(st, hf_r, t, 16, 1, d.r ? 0x20 : 0, "R: %s (in a Request: reserved, 0)",
-                                          d.r ? "1" : "0");
+            anchor(A_R, proto_tree_add_boolean_format(st, hf_r, t, 16, 1, d.r ? 0x20 : 0,
+                                                      "R: %s (in a Request: reserved, 0)", d.r ? "1" : "0"));
         else
-            proto_tree_add_boolean(st, hf_r, t, 16, 1, d.r ? 0x20 : 0);
-        proto_tree_add_boolean(st, hf_s, t, 16, 1, d.s ? 0x10 : 0);
-        proto_tree_add_uint(st, hf_res, t, 16, 1, d.res);
-        proto_tree_add_uint(st, hf_rev, t, 17, 1, d.rev);
-        proto_tree_add_uint(st, hf_pd_length, t, 18, 2, d.pd_len);
+            anchor(A_R, proto_tree_add_boolean(st, hf_r, t, 16, 1, d.r ? 0x20 : 0));
+        anchor(A_S, proto_tree_add_boolean(st, hf_s, t, 16, 1, d.s ? 0x10 : 0));
+        anchor(A_RES, proto_tree_add_uint(st, hf_res, t, 16, 1, d.res));
+        anchor(A_REV, proto_tree_add_uint(st, hf_rev, t, 17, 1, d.rev));
+        anchor(A_PDLEN, proto_tree_add_uint(st, hf_pd_length, t, 18, 2, d.pd_len));
         if (d.kind == MPA_KEY_REQ || d.kind == MPA_KEY_REP) {
             int req = d.kind == MPA_KEY_REQ;
             compat(st, req ? C_REQ : C_REP, t, 0, (gint)MIN(avail, 20u + d.pd_len), 0);
@@ -488,13 +561,14 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
                                                          d.enh.ird, d.enh.ord, d.enh.a ? " A" : "", d.enh.b ? " B" : "",
                                                          d.enh.c ? " C" : "", d.enh.d ? " D" : "");
             proto_tree *et = proto_item_add_subtree(ei, ett_enh);
+            anchor(A_ENH, ei);
             guint32 w = mpa_enh_pack(&d.enh);
-            proto_tree_add_boolean(et, hf_enh_a, t, 20, 4, w);
+            anchor(A_ENH_A, proto_tree_add_boolean(et, hf_enh_a, t, 20, 4, w));
             proto_tree_add_boolean(et, hf_enh_b, t, 20, 4, w);
-            proto_tree_add_uint(et, hf_enh_ird, t, 20, 4, w);
+            anchor(A_ENH_IRD, proto_tree_add_uint(et, hf_enh_ird, t, 20, 4, w));
             proto_tree_add_boolean(et, hf_enh_c, t, 20, 4, w);
             proto_tree_add_boolean(et, hf_enh_d, t, 20, 4, w);
-            proto_tree_add_uint(et, hf_enh_ord, t, 20, 4, w);
+            anchor(A_ENH_ORD, proto_tree_add_uint(et, hf_enh_ord, t, 20, 4, w));
         }
         if (d.leg.order != MPA_LEG_NONE && avail >= 28) {
             /* The IRD/ORD header of Rev 1 stacks before RFC 6581, at the
@@ -506,6 +580,7 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
                                                          (unsigned)d.leg.ird, (unsigned)d.leg.ord,
                                                          d.leg.order == MPA_LEG_LE ? ", byte-swapped" : "");
             proto_tree *lt = proto_item_add_subtree(li, ett_enh);
+            anchor(A_LEG, li);
             proto_tree_add_item(lt, hf_leg_ird, t, 20, 4, enc);
             proto_tree_add_item(lt, hf_leg_ord, t, 24, 4, enc);
             proto_item_set_generated(proto_tree_add_boolean(lt, hf_leg_swapped, t, 20, 8, d.leg.order == MPA_LEG_LE));
@@ -517,27 +592,34 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
     add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, st, t);
 }
 
-static void draw_ddp_hdr(proto_tree *tree, tvbuff_t *t, int at, const mpa_ddp_hdr *h)
+/* The DDP header h at at of t; main: the FPDU's own header (its fields
+ * are what findings hang on), not one a TERMINATE copies. */
+static void draw_ddp_hdr(proto_tree *tree, tvbuff_t *t, int at, const mpa_ddp_hdr *h, int main)
 {
-    proto_tree_add_boolean(tree, hf_ddp_t, t, at, 1, h->tagged ? 0x80 : 0);
-    proto_tree_add_boolean(tree, hf_ddp_l, t, at, 1, h->last ? 0x40 : 0);
-    proto_tree_add_uint(tree, hf_ddp_rsvd, t, at, 1, (guint32)h->ddp_rsvd << 2);
-    proto_tree_add_uint(tree, hf_ddp_dv, t, at, 1, h->dv);
-    proto_tree_add_uint(tree, hf_rdmap_rv, t, at + 1, 1, (guint32)h->rv << 6);
-    proto_tree_add_uint(tree, hf_rdmap_rsvd, t, at + 1, 1, (guint32)h->rdmap_rsvd << 4);
-    proto_tree_add_uint(tree, hf_rdmap_opcode, t, at + 1, 1, h->opcode);
+    proto_item *a[A__COUNT];
+    memset(a, 0, sizeof a);
+    a[A_DDP_T] = proto_tree_add_boolean(tree, hf_ddp_t, t, at, 1, h->tagged ? 0x80 : 0);
+    a[A_DDP_L] = proto_tree_add_boolean(tree, hf_ddp_l, t, at, 1, h->last ? 0x40 : 0);
+    a[A_DDP_RSVD] = proto_tree_add_uint(tree, hf_ddp_rsvd, t, at, 1, (guint32)h->ddp_rsvd << 2);
+    a[A_DDP_DV] = proto_tree_add_uint(tree, hf_ddp_dv, t, at, 1, h->dv);
+    a[A_RV] = proto_tree_add_uint(tree, hf_rdmap_rv, t, at + 1, 1, (guint32)h->rv << 6);
+    a[A_RDMAP_RSVD] = proto_tree_add_uint(tree, hf_rdmap_rsvd, t, at + 1, 1, (guint32)h->rdmap_rsvd << 4);
+    a[A_OPCODE] = proto_tree_add_uint(tree, hf_rdmap_opcode, t, at + 1, 1, h->opcode);
     if (h->tagged) {
         proto_tree_add_uint(tree, hf_ddp_stag, t, at + 2, 4, h->stag);
-        proto_tree_add_uint64(tree, hf_ddp_to, t, at + 6, 8, h->to);
+        a[A_TO] = proto_tree_add_uint64(tree, hf_ddp_to, t, at + 6, 8, h->to);
     } else {
         if (h->opcode == MPA_RDMAP_SEND_INVALIDATE || h->opcode == MPA_RDMAP_SEND_SE_INVALIDATE)
             proto_tree_add_uint(tree, hf_rdmap_inv_stag, t, at + 2, 4, h->rsvdulp);
         else
-            proto_tree_add_uint(tree, hf_ddp_rsvdulp, t, at + 2, 4, h->rsvdulp);
-        proto_tree_add_uint(tree, hf_ddp_qn, t, at + 6, 4, h->qn);
-        proto_tree_add_uint(tree, hf_ddp_msn, t, at + 10, 4, h->msn);
-        proto_tree_add_uint(tree, hf_ddp_mo, t, at + 14, 4, h->mo);
+            a[A_RDMAP_RSVD] = proto_tree_add_uint(tree, hf_ddp_rsvdulp, t, at + 2, 4, h->rsvdulp);
+        a[A_QN] = proto_tree_add_uint(tree, hf_ddp_qn, t, at + 6, 4, h->qn);
+        a[A_MSN] = proto_tree_add_uint(tree, hf_ddp_msn, t, at + 10, 4, h->msn);
+        a[A_MO] = proto_tree_add_uint(tree, hf_ddp_mo, t, at + 14, 4, h->mo);
     }
+    for (unsigned k = 0; main && k < A__COUNT; k++)
+        if (a[k])
+            anchor(k, a[k]);
 }
 
 /* A TERMINATE for the Info column (sender: who sent it) and the
@@ -634,7 +716,7 @@ static int dissect_iwddp(tvbuff_t *u, packet_info *pinfo, proto_tree *tree, void
                                ulpdu_len);
         return (int)avail;
     }
-    draw_ddp_hdr(dt, u, 0, &d.hdr);
+    draw_ddp_hdr(dt, u, 0, &d.hdr, 1);
     {
         const mpa_ddp_hdr *h = &d.hdr;
         guint8 b0 = (guint8)((h->tagged ? 0x80 : 0) | (h->last ? 0x40 : 0) | (h->dv & 3));
@@ -771,6 +853,7 @@ static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree
         term_summary(tm, NULL, name, sizeof name);
         proto_item *ti = proto_tree_add_string(rt, hf_term_name, u, at, 4, name);
         proto_item_set_generated(ti);
+        anchor(A_TERM, ti);
         if (siw) {
             snprintf(name, sizeof name, "%s/%s %s (layer %u etype %u code %u, M=%u D=%u R=%u)",
                      mpa_term_layer_name(siw->layer), mpa_term_etype_name(siw->layer, siw->etype),
@@ -802,7 +885,7 @@ static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree
         }
         if (tm->has_ddp_hdr && d.complete) {
             proto_item *hi = proto_tree_add_item(tt, hf_term_ddp_hdr, u, p, (gint)tm->ddp_hdr_len, ENC_NA);
-            draw_ddp_hdr(proto_item_add_subtree(hi, ett_term_ddp), u, p, &tm->ddp_hdr);
+            draw_ddp_hdr(proto_item_add_subtree(hi, ett_term_ddp), u, p, &tm->ddp_hdr, 0);
             p += (int)tm->ddp_hdr_len;
         }
         if (tm->r && d.complete)
@@ -812,8 +895,8 @@ static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree
     case MPA_RDMAP_ATOMIC_REQUEST: {
         const mpa_atomic_req *a = &d.u.atomic_req;
         proto_tree_add_uint(rt, hf_at_rsvd, u, at, 4, a->rsvd << 4);
-        proto_tree_add_uint_format_value(rt, hf_at_aop, u, at, 4, a->aop, "%u (%s)", a->aop,
-                                         mpa_atomic_opcode_name(a->aop));
+        anchor(A_AOP, proto_tree_add_uint_format_value(rt, hf_at_aop, u, at, 4, a->aop, "%u (%s)", a->aop,
+                                                       mpa_atomic_opcode_name(a->aop)));
         proto_tree_add_uint(rt, hf_at_req_id, u, at + 4, 4, a->req_id);
         proto_tree_add_uint(rt, hf_at_stag, u, at + 8, 4, a->stag);
         proto_tree_add_uint64(rt, hf_at_to, u, at + 12, 8, a->to);
@@ -893,12 +976,13 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
                                                     "Marker: FPDUPTR %u%s", m->fpduptr,
                                                     m->buf_off == 0 ? " (between FPDUs: this FPDU's)" : "");
         proto_tree *mt = proto_item_add_subtree(mi, ett_marker);
+        anchor(A_MARKER, mi);
         proto_tree_add_uint(mt, hf_marker_res, t, (gint)m->buf_off, 2, m->reserved);
         proto_tree_add_uint(mt, hf_marker_ptr, t, (gint)m->buf_off + 2, 2, m->fpduptr);
         compat(mt, C_FPDUPTR, t, (gint)m->buf_off + 2, 2, m->fpduptr);
     }
     int at = f.leading_marker ? MPA_MARKER_LEN : 0;
-    proto_tree_add_uint(ft, hf_ulpdu_length, t, at, 2, f.ulpdu_len);
+    anchor(A_ULPDU_LEN, proto_tree_add_uint(ft, hf_ulpdu_length, t, at, 2, f.ulpdu_len));
     compat(ft, C_FPDU, t, 0, (gint)f.wire_len, 0);
     compat(ft, C_ULPDULEN, t, at, 2, f.ulpdu_len);
     if (it->u.fpdu.crc_checked)
@@ -923,7 +1007,7 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
     }
     int crc_at = (int)f.wire_len - 4;
     if (f.pad_len)
-        proto_tree_add_item(ft, hf_pad, t, crc_at - f.pad_len, f.pad_len, ENC_NA);
+        anchor(A_PAD, proto_tree_add_item(ft, hf_pad, t, crc_at - f.pad_len, f.pad_len, ENC_NA));
     /* The CRC field as Wireshark shows the CRC32C of SCTP and iSCSI: the
      * four octets read most significant first, as the byte pane shows
      * them, and "should be" in the same convention.  libmpa's values are
@@ -932,6 +1016,9 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
     guint32 should = GUINT32_SWAP_LE_BE(it->u.fpdu.crc_calc);
     proto_item *ci = proto_tree_add_checksum(ft, t, crc_at, hf_crc, hf_crc_status, NULL, pinfo, should, ENC_BIG_ENDIAN,
                                              it->u.fpdu.crc_checked ? PROTO_CHECKSUM_VERIFY : PROTO_CHECKSUM_NO_FLAGS);
+    anchor(A_CRC, ci);
+    g_crc_field = tvb_get_ntohl(t, crc_at);
+    g_crc_should = should;
     if (it->u.fpdu.crc_checked) {
         proto_tree *ct = proto_item_add_subtree(ci, ett_crc);
         x = proto_tree_add_uint(ct, hf_crc_computed, t, crc_at, 4, should);
@@ -989,7 +1076,7 @@ static void draw_cut_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tre
     if (info)
         wmem_strbuf_append_printf(info, "%sFPDU cut by the capture", wmem_strbuf_get_len(info) ? ", " : "");
     if (h->have_len) {
-        proto_tree_add_uint(ft, hf_ulpdu_length, t, (gint)h->len_off, 2, h->ulpdu_len);
+        anchor(A_ULPDU_LEN, proto_tree_add_uint(ft, hf_ulpdu_length, t, (gint)h->len_off, 2, h->ulpdu_len));
         /* The ULPDU as far as captured; reading past it is "limited
          * during capture", as Wireshark says of a snap length. */
         uint8_t *copy = wmem_memdup(pinfo->pool, h->ulpdu, h->ulpdu_avail ? h->ulpdu_avail : 1);
@@ -1397,6 +1484,9 @@ void proto_register_iwmpa(void)
         {&hf_hole, {"Missing from the capture", "iwmpa.hole", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL}},
         {&hf_mode, {"Mode", "iwmpa.mode", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_finding, {"Finding (requirement id)", "iwmpa.finding", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_finding_rule,
+         {"Requirement", "iwmpa.finding.rule", FT_STRING, BASE_NONE, NULL, 0,
+          "The rule of the requirement catalogue the finding is about, and where it comes from", HFILL}},
         {&hf_finding_detail,
          {"Finding detail (the values seen)", "iwmpa.finding.detail", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_ddp_t, {"T (tagged)", "iwddp.t", FT_BOOLEAN, 8, NULL, 0x80, NULL, HFILL}},
@@ -1453,19 +1543,36 @@ void proto_register_iwmpa(void)
         {&hf_imm_data, {"Immediate Data", "iwrdmap.immediate", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL}},
     };
     static gint *ett[] = {&ett_iwmpa, &ett_conv,   &ett_frame, &ett_enh,  &ett_fpdu,
-                          &ett_marker, &ett_ddp, &ett_rdmap, &ett_term, &ett_term_ddp, &ett_crc};
+                          &ett_marker, &ett_ddp, &ett_rdmap, &ett_term, &ett_term_ddp, &ett_crc, &ett_finding};
 
     /* The expert infos, one per rule: MUST -> error, SHOULD -> warning,
-     * note -> note; the text begins with the requirement id. */
+     * note -> note; the summary is the requirement id and what went wrong
+     * (dissector/problems.def). */
 #define SEV_MUST PI_ERROR
 #define SEV_SHOULD PI_WARN
 #define SEV_NOTE PI_NOTE
     static ei_register_info ei[] = {
 #define MPA_RULE(sym, id, level, clause, checked, text) \
-    {&ei_rule[MPA_F_##sym], {"iwmpa.rule." id, PI_PROTOCOL, SEV_##level, id ": " text, EXPFILL}},
+    {&ei_rule[MPA_F_##sym], {"iwmpa.rule." id, PI_PROTOCOL, SEV_##level, id ": ", EXPFILL}},
 #include "mpa/findings.def"
 #undef MPA_RULE
     };
+    /* What went wrong, per id: one row per rule (a missing row fails the
+     * build, an extra or doubled one too). */
+    static const char *const problem[MPA_F__COUNT] = {
+#define IW_PROBLEM(sym, text) [MPA_F_##sym] = text,
+#include "problems.def"
+#undef IW_PROBLEM
+    };
+    enum {
+        IW_N_PROBLEMS = 0
+#define IW_PROBLEM(sym, text) +1
+#include "problems.def"
+#undef IW_PROBLEM
+    };
+    G_STATIC_ASSERT((int)IW_N_PROBLEMS == (int)MPA_F__COUNT);
+    for (unsigned i = 0; i < G_N_ELEMENTS(ei); i++)
+        ei[i].eiinfo.summary = g_strconcat(ei[i].eiinfo.summary, problem[i], NULL);
     for (unsigned i = 0; i < G_N_ELEMENTS(ei); i++) {
         const char *id = strchr(ei[i].eiinfo.name, '.') ? strrchr(ei[i].eiinfo.name, '.') + 1 : "";
         if (!strncmp(id, "MPA-CRC-", 8))
