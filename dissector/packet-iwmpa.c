@@ -760,7 +760,7 @@ static void hand_off(tvbuff_t *u, packet_info *pinfo, const ul_ctx *c)
     default:
         return;
     }
-    if (!ulp_heur || !d->complete)
+    if (!d->complete)
         return;
     tvbuff_t *w = u;
     if (c->fpdu && c->layout && tvb_captured_length(u) < c->ulpdu_len) {
@@ -801,15 +801,20 @@ static void hand_off(tvbuff_t *u, packet_info *pinfo, const ul_ctx *c)
      * from any Send before it looks at it): not a malformed packet of
      * ours, so the layers it left are taken back and nothing is shown. */
     guint layers = wmem_list_count(pinfo->layers);
+    gboolean took = FALSE;
     TRY {
-        if (dissector_try_heuristic(ulp_heur, pl, pinfo, g_top_tree, &hd, &ri))
-            g_ulp_took = TRUE;
+        if (ulp_heur && dissector_try_heuristic(ulp_heur, pl, pinfo, g_top_tree, &hd, &ri))
+            took = g_ulp_took = TRUE;
     }
     CATCH_BOUNDS_ERRORS {
         while (wmem_list_count(pinfo->layers) > layers)
             wmem_list_remove_frame(pinfo->layers, wmem_list_tail(pinfo->layers));
     }
     ENDTRY;
+    /* A payload no upper layer took is shown as data, at the top of the
+     * frame as the built-in does ("Data (16 bytes)"). */
+    if (!took && tvb_reported_length(pl))
+        call_data_dissector(pl, pinfo, g_top_tree);
 }
 
 static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree, void *data)
