@@ -510,7 +510,13 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
         add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, st, t);
         return;
     }
-    anchor(A_KEY, proto_tree_add_bytes(st, hf_key, t, 0, t ? (gint)klen : 0, d.key));
+    /* The key is text ("MPA ID Req Frame"): shown as such, the field
+     * keeps its octets. */
+    char ktext[MPA_KEY_LEN + 1];
+    for (size_t i = 0; i < klen && i < MPA_KEY_LEN; i++)
+        ktext[i] = d.key[i] >= 0x20 && d.key[i] < 0x7f ? (char)d.key[i] : '.';
+    ktext[MIN(klen, (size_t)MPA_KEY_LEN)] = 0;
+    anchor(A_KEY, proto_tree_add_bytes_format_value(st, hf_key, t, 0, t ? (gint)klen : 0, d.key, "\"%s\"", ktext));
     x = proto_tree_add_string(st, hf_key_kind, t, 0, t ? (gint)klen : 0, mpa_key_kind_name(d.kind));
     proto_item_set_generated(x);
     if (d.kind == MPA_KEY_UNKNOWN) {
@@ -768,7 +774,7 @@ static void hand_off(tvbuff_t *u, packet_info *pinfo, const ul_ctx *c)
         uint8_t *copy = wmem_alloc(pinfo->pool, c->ulpdu_len ? c->ulpdu_len : 1);
         mpa_fpdu_ulpdu_copy(c->fpdu, c->layout, copy, c->ulpdu_len);
         w = tvb_new_child_real_data(c->fpdu_tvb, copy, c->ulpdu_len, c->ulpdu_len);
-        add_new_data_source(pinfo, w, "ULPDU (markers removed)");
+        add_new_data_source(pinfo, w, "ULPDU without markers");
     }
     if (tvb_captured_length(w) < d->need_len)
         return;
@@ -977,9 +983,15 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
     }
     for (unsigned k = 0; k < f.n_markers; k++) {
         const mpa_marker *m = &f.markers[k];
-        proto_item *mi = proto_tree_add_none_format(ft, hf_marker, t, (gint)m->buf_off, MPA_MARKER_LEN,
-                                                    "Marker: FPDUPTR %u%s", m->fpduptr,
-                                                    m->buf_off == 0 ? " (between FPDUs: this FPDU's)" : "");
+        /* FPDUPTR counts back from the marker to the FPDU's start: 0 for
+         * a marker that stands right before this FPDU's header. */
+        proto_item *mi =
+            m->buf_off == 0
+                ? proto_tree_add_none_format(ft, hf_marker, t, 0, MPA_MARKER_LEN,
+                                             "Marker before the FPDU header: FPDUPTR %u", m->fpduptr)
+                : proto_tree_add_none_format(ft, hf_marker, t, (gint)m->buf_off, MPA_MARKER_LEN,
+                                             "Marker in the FPDU: FPDUPTR %u (the FPDU starts %u octets before it)",
+                                             m->fpduptr, m->fpduptr);
         proto_tree *mt = proto_item_add_subtree(mi, ett_marker);
         anchor(A_MARKER, mi);
         proto_tree_add_uint(mt, hf_marker_res, t, (gint)m->buf_off, 2, m->reserved);
@@ -1001,7 +1013,7 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
         uint8_t *copy = wmem_alloc(pinfo->pool, f.ulpdu_len ? f.ulpdu_len : 1);
         mpa_fpdu_ulpdu_copy(p, &f, copy, f.ulpdu_len);
         u = tvb_new_child_real_data(t, copy, f.ulpdu_len, f.ulpdu_len);
-        add_new_data_source(pinfo, u, "ULPDU (markers removed)");
+        add_new_data_source(pinfo, u, "ULPDU without markers");
         proto_tree_add_item(ft, hf_ulpdu, u, 0, -1, ENC_NA);
     } else {
         /* Not shown: the headers are all that is read. */
@@ -1165,6 +1177,46 @@ static const char *info_marker(const iw_frame *fr, gboolean term, packet_info *p
     return wmem_strdup_printf(pinfo->pool, "[%s]", worst->id);
 }
 
+/* The summary on the top-level line: what the frame holds (startup
+ * frames by name, FPDUs by number, octets that are not MPA, a hole), and
+ * the Info marker. */
+static void top_summary(proto_item *ti, const iw_frame *fr, const char *mark)
+{
+    const char *sep = ", ";
+    uint64_t first = 0, last = 0;
+    unsigned n_fpdu = 0, dir = fr->dir;
+    for (unsigned k = 0; k < fr->n_items; k++) {
+        const iw_item *it = &fr->items[k];
+        switch ((iw_kind)it->kind) {
+        case IW_FRAME:
+            proto_item_append_text(ti, "%s%s", sep, mpa_key_kind_name(it->u.frame.fr.kind));
+            sep = ", ";
+            break;
+        case IW_FPDU:
+            if (!n_fpdu++)
+                first = it->u.fpdu.index;
+            last = it->u.fpdu.index;
+            dir = it->dir;
+            break;
+        case IW_DATA:
+            proto_item_append_text(ti, "%s%s", sep, it->u.data.fpdu_cut ? "FPDU cut by the capture" : "not MPA");
+            break;
+        case IW_HOLE:
+            proto_item_append_text(ti, "%scapture hole", sep);
+            break;
+        case IW_MODE:
+            break;
+        }
+    }
+    if (n_fpdu == 1)
+        proto_item_append_text(ti, "%sFPDU #%" PRIu64 " (%s)", sep, first + 1, dir_vals[dir & 1].strptr);
+    else if (n_fpdu > 1)
+        proto_item_append_text(ti, "%s%u FPDUs #%" PRIu64 "-#%" PRIu64 " (%s)", sep, n_fpdu, first + 1, last + 1,
+                               dir_vals[dir & 1].strptr);
+    if (mark)
+        proto_item_append_text(ti, " %s", mark);
+}
+
 /* The frame whose first pass was made by the in-layer path (TCP handed
  * its payload to iwmpa): the postdissector leaves it alone. */
 static guint32 g_layer_num;
@@ -1289,6 +1341,7 @@ static void render(iw_frame *fr, const iw_seg *seg, tvbuff_t *tvb, packet_info *
     /* The columns tell the MPA story where there is one (a frame with
      * only a FIN or an ACK keeps TCP's); held octets are said after it. */
     const char *mark = info_marker(fr, g_term_seen, pinfo);
+    top_summary(ti, fr, mark);
     if (info && wmem_strbuf_get_len(info) && !g_ulp_took) {
         if (mark)
             wmem_strbuf_append_printf(info, " %s", mark);
@@ -1611,9 +1664,12 @@ void proto_register_iwmpa(void)
         &pref_compat);
     pref_ports = range_empty(wmem_epan_scope());
     prefs_register_range_preference(
-        m, "ports", "TCP ports with MPA also without startup frames",
+        m, "ports", "Mid-stream MPA ports (MPA without startup frames)",
         "Connections on these ports are decoded as MPA even when the capture starts after the startup frames "
-        "(mid-stream): the FPDU framing is found by markers, CRCs and DDP headers.",
+        "(mid-stream): the FPDU framing is found by markers, CRCs and DDP headers; the Mid-stream settings below "
+        "say whether they carry markers and CRCs. Connections with startup frames need no port: they are found "
+        "on any port. \"TCP port(s)\" (the Decode As table of iwmpa) does the same for the ports it lists; "
+        "either may be used.",
         &pref_ports, 65535);
     prefs_register_enum_preference(m, "mid_markers_to", "Mid-stream: markers in octets sent to the port",
                                    "M of the startup frames, when they are not in the capture", &pref_mid_markers_to,
