@@ -229,7 +229,7 @@ check: layers werror unit capture-unit release-test golden-check audit-golden au
 	@echo "make check: all passed"
 
 test: layers werror unit capture-unit release-test golden-check audit-golden audit-shard capture-sweep audit-live audit-robust plugin-golden \
-      plugin-robust plugin-matrix-ci peer-test utcp-test inject-test raw-test conform-test deb-test siw-golden dut-siw dut-siw-ipv6-ci fuzz-smoke
+      plugin-robust plugin-gui plugin-matrix-ci peer-test utcp-test inject-test raw-test conform-test deb-test siw-golden dut-siw dut-siw-ipv6-ci fuzz-smoke
 	@echo "make test: all suites passed"
 
 bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B)/mpa-peer $(B)/mpa-conform
