@@ -336,9 +336,13 @@ enum {
     A_TERM, A_AOP, A__COUNT
 };
 static proto_item *g_anchor[A__COUNT];
-/* The CRC of the FPDU being drawn, as its field shows it (A_CRC set):
- * the CRC finding's detail says the values that way too. */
+/* The CRC of the FPDU being drawn, as its field shows it, when it is bad
+ * (g_crc_bad): the CRC finding's detail says the values that way too.  A
+ * CRC finding on an FPDU whose own CRC is good is about other octets
+ * (those libmpa tried as an FPDU before it found the framing again): it
+ * keeps libmpa's words and hangs on the FPDU's line. */
 static guint32 g_crc_field, g_crc_should;
+static gboolean g_crc_bad;
 
 static unsigned anchor_of(mpa_finding_id id)
 {
@@ -397,7 +401,8 @@ static void add_findings(packet_info *pinfo, proto_item *pi, const iw_frame *fr,
         /* On the field it is about, when that was drawn: its fields go
          * under that field's line, the expert info on it (clicking the
          * finding in the Expert Information dialog selects the field). */
-        proto_item *at = g_anchor[anchor_of(f->id)];
+        unsigned a = anchor_of(f->id);
+        proto_item *at = a == A_CRC && !g_crc_bad ? NULL : g_anchor[a];
         proto_tree *ft = at ? proto_item_add_subtree(at, ett_finding) : tree;
         proto_item *fi = proto_tree_add_string(ft, hf_finding, tvb, 0, 0, r->id);
         proto_item_set_generated(fi);
@@ -415,6 +420,7 @@ static void add_findings(packet_info *pinfo, proto_item *pi, const iw_frame *fr,
         expert_add_info(pinfo, at ? at : pi ? pi : fi, &ei_rule[f->id]);
     }
     memset(g_anchor, 0, sizeof g_anchor);
+    g_crc_bad = FALSE;
 }
 
 /* The octets of an item: this frame's payload, or the copy track kept. */
@@ -1036,6 +1042,7 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
     anchor(A_CRC, ci);
     g_crc_field = tvb_get_ntohl(t, crc_at);
     g_crc_should = should;
+    g_crc_bad = it->u.fpdu.crc_checked && !it->u.fpdu.crc_ok;
     if (it->u.fpdu.crc_checked) {
         proto_tree *ct = proto_item_add_subtree(ci, ett_crc);
         x = proto_tree_add_uint(ct, hf_crc_computed, t, crc_at, 4, should);
