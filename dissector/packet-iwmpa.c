@@ -637,17 +637,17 @@ static void draw_ddp_hdr(proto_tree *tree, tvbuff_t *t, int at, const mpa_ddp_hd
 /* A TERMINATE for the Info column (sender: who sent it) and the
  * iwrdmap.term.name field (sender NULL): the error's name, then
  * where it comes from (the LLP has one EType, so it is not repeated). */
-static void term_summary(const mpa_term *t, const char *sender, char *buf, size_t cap)
+static void term_summary(unsigned layer, unsigned etype, unsigned code, const char *sender, char *buf, size_t cap)
 {
-    const char *code = mpa_term_code_name(t->layer, t->etype, t->code);
+    const char *name = mpa_term_code_name(layer, etype, code);
     int n = sender ? snprintf(buf, cap, "TERMINATE from %s: ", sender) : 0;
     if (n < 0 || (size_t)n >= cap)
         return;
-    if (t->layer == MPA_TERM_LAYER_LLP && t->etype == 0)
-        snprintf(buf + n, cap - (size_t)n, "%s (LLP, code 0x%02x)", code, t->code);
+    if (layer == MPA_TERM_LAYER_LLP && etype == 0)
+        snprintf(buf + n, cap - (size_t)n, "%s (LLP, code 0x%02x)", name, code);
     else
-        snprintf(buf + n, cap - (size_t)n, "%s (%s, %s, code 0x%02x)", code, mpa_term_layer_name(t->layer),
-                 mpa_term_etype_name(t->layer, t->etype), t->code);
+        snprintf(buf + n, cap - (size_t)n, "%s (%s, %s, code 0x%02x)", name, mpa_term_layer_name(layer),
+                 mpa_term_etype_name(layer, etype), code);
 }
 
 /* The sender of direction dir of a connection, by its MPA role when known,
@@ -702,7 +702,7 @@ static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_in
     char sum[256];
     if (info) {
         if (st == MPA_OK && c.d.complete && c.d.hdr.opcode == MPA_RDMAP_TERMINATE)
-            term_summary(&c.d.u.term, sender, sum, sizeof sum);
+            term_summary(c.d.u.term.layer, c.d.u.term.etype, c.d.u.term.code, sender, sum, sizeof sum);
         else
             mpa_ddp_summary(&c.d, st, sum, sizeof sum);
         wmem_strbuf_append_printf(info, "%s%s", wmem_strbuf_get_len(info) ? ", " : "", sum);
@@ -866,21 +866,18 @@ static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree
     case MPA_RDMAP_TERMINATE: {
         const mpa_term *tm = &d.u.term;
         g_term_seen = TRUE;
-        char name[160];
-        term_summary(tm, NULL, name, sizeof name);
+        char name[256];
+        term_summary(tm->layer, tm->etype, tm->code, NULL, name, sizeof name);
         proto_item *ti = proto_tree_add_string(rt, hf_term_name, u, at, 4, name);
         proto_item_set_generated(ti);
         anchor(A_TERM, ti);
         if (siw) {
-            snprintf(name, sizeof name, "%s/%s %s (layer %u etype %u code %u, M=%u D=%u R=%u)",
-                     mpa_term_layer_name(siw->layer), mpa_term_etype_name(siw->layer, siw->etype),
-                     mpa_term_code_name(siw->layer, siw->etype, siw->code), siw->layer, siw->etype, siw->code,
-                     siw->m, siw->d, siw->r);
+            char how[160];
+            term_summary(siw->layer, siw->etype, siw->code, NULL, how, sizeof how);
+            snprintf(name, sizeof name, "%s, M=%u D=%u R=%u", how, siw->m, siw->d, siw->r);
             proto_item_set_generated(proto_tree_add_string(rt, hf_term_siw_name, u, at, 4, name));
             if (info)
-                wmem_strbuf_append_printf(info, " [as siw writes it: %s/%s %s]", mpa_term_layer_name(siw->layer),
-                                          mpa_term_etype_name(siw->layer, siw->etype),
-                                          mpa_term_code_name(siw->layer, siw->etype, siw->code));
+                wmem_strbuf_append_printf(info, " [as siw writes it: %s]", how);
         }
         proto_tree *tt = proto_item_add_subtree(ti, ett_term);
         proto_tree_add_uint(tt, hf_term_layer, u, at, 1, (guint32)tm->layer << 4);
