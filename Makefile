@@ -229,7 +229,7 @@ check: layers werror unit capture-unit release-test golden-check audit-golden au
 	@echo "make check: all passed"
 
 test: layers werror unit capture-unit release-test golden-check audit-golden audit-shard capture-sweep audit-live audit-robust plugin-golden \
-      plugin-robust plugin-matrix-ci peer-test utcp-test inject-test raw-test conform-test deb-test siw-golden dut-siw dut-siw-ipv6-ci fuzz-smoke
+      plugin-robust plugin-gui plugin-matrix-ci peer-test utcp-test inject-test raw-test conform-test deb-test siw-golden dut-siw dut-siw-ipv6-ci fuzz-smoke
 	@echo "make test: all suites passed"
 
 bench: $(B)/mpa-bench $(B)/mpa-audit $(B)/mpa-capgen $(B)/dissector/iwmpa.so $(B)/mpa-peer $(B)/mpa-conform
@@ -270,6 +270,9 @@ deps:
 # $(DATADIR)/mpa-toolkit, the man pages, and the Wireshark plugin.
 # make uninstall removes exactly that (and the folders it made, if empty).
 TOOLKITDIR := $(DATADIR)/mpa-toolkit
+# The plugin's colouring rules (dissector/colorfilters), apart from the
+# toolkit's data: they ship with the plugin's package.
+IWMPA_DATADIR := $(DATADIR)/iwmpa
 INST_PROGRAMS := $(notdir $(PROGRAMS))
 INST_HEADERS := $(wildcard include/mpa/*.h) include/mpa/findings.def
 INST_SUITES := $(sort $(wildcard conformance/suites/*/*.json))
@@ -317,6 +320,8 @@ install-man:
 install-plugin: $(B)/dissector/iwmpa.so
 	$(INSTALL) -d $(DESTDIR)$(PLUGINDIR)
 	$(INSTALL) -m 0644 $(B)/dissector/iwmpa.so $(DESTDIR)$(PLUGINDIR)/
+	$(INSTALL) -d $(DESTDIR)$(IWMPA_DATADIR)
+	$(INSTALL) -m 0644 dissector/colorfilters $(DESTDIR)$(IWMPA_DATADIR)/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INST_PROGRAMS))
@@ -329,9 +334,9 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
-	rm -f $(DESTDIR)$(PLUGINDIR)/iwmpa.so
+	rm -f $(DESTDIR)$(PLUGINDIR)/iwmpa.so $(DESTDIR)$(IWMPA_DATADIR)/colorfilters
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/mpa $(DESTDIR)$(SUITEDIR)/* $(DESTDIR)$(SUITEDIR) \
-	    $(DESTDIR)$(TOOLKITDIR)/scenarios $(DESTDIR)$(TOOLKITDIR) 2>/dev/null
+	    $(DESTDIR)$(TOOLKITDIR)/scenarios $(DESTDIR)$(TOOLKITDIR) $(DESTDIR)$(IWMPA_DATADIR) 2>/dev/null
 
 clean:
 	rm -rf $(B)

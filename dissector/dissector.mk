@@ -19,7 +19,7 @@ DISS_OBJS := $(patsubst dissector/%.c,$(B)/dissector/%.o,$(DISS_SRCS))
 DISS_CFLAGS = -std=gnu11 $(WARN) $(WERROR) -DIWMPA_VERSION='"$(VERSION)"' $(WS_CFLAGS) -Iinclude -Icapture \
               -Idissector $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden
 
-$(B)/dissector/%.o: dissector/%.c dissector/iwmpa.h dissector/ws-compat.h $(CAP_HDRS) $(LIB_HDRS)
+$(B)/dissector/%.o: dissector/%.c dissector/iwmpa.h dissector/ws-compat.h dissector/problems.def $(CAP_HDRS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	@[ -n "$(WS_PLUGINDIR)" ] || { echo "plugin: wireshark-dev not found (scripts/deps.sh installs it)"; exit 1; }
 	$(CC) $(DISS_CFLAGS) -c $< -o $@
@@ -44,6 +44,11 @@ PLUGINDIR ?= $(WS_PLUGINDIR)/epan
 #                        the findings against mpa-audit's, Decode As,
 #                        in_charge, display filters, -z expert
 #   make golden-plugin   rewrite dissector/tests/expected/ (review the diff)
+#   make plugin-gui      dissector/tests/gui-check.sh: the Wireshark GUI under
+#                        Xvfb as an ordinary user on two captures, screenshots
+#                        into build/plugin-gui/, each screen checked with
+#                        tshark (same profile) and the window titles; run by
+#                        make test
 #   make plugin-robust   scripts/plugin-robust.sh: tshark with the plugin on
 #                        a few hundred mutated captures (no crash, hang or
 #                        dissector bug); run by make test
@@ -59,7 +64,7 @@ PLUGINDIR ?= $(WS_PLUGINDIR)/epan
 #                        clone in /var/cache/mpa-toolkit/chroots)
 #   make plugin-matrix-ci  the same for this system and unstable (the
 #                        oldest and the newest): run by make test
-.PHONY: plugin-golden golden-plugin plugin-robust plugin-fuzz bench-plugin plugin-matrix plugin-matrix-ci
+.PHONY: plugin-golden golden-plugin plugin-gui plugin-robust plugin-fuzz bench-plugin plugin-matrix plugin-matrix-ci
 
 # Reads tshark's -T json and mpa-audit's --json for plugin-golden.sh.
 $(B)/iwjson: dissector/tests/iwjson.c tests/util/slurp.h
@@ -71,6 +76,9 @@ plugin-golden: $(B)/dissector/iwmpa.so $(B)/mpa-audit $(B)/iwjson
 
 golden-plugin: $(B)/dissector/iwmpa.so $(B)/mpa-audit $(B)/iwjson
 	scripts/plugin-golden.sh --update
+
+plugin-gui: $(B)/dissector/iwmpa.so
+	@dissector/tests/gui-check.sh $(B)/plugin-gui
 
 plugin-robust: $(B)/dissector/iwmpa.so
 	@scripts/plugin-robust.sh

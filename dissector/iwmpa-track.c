@@ -149,7 +149,10 @@ static void on_event(void *user, const mpa_event *ev)
         it.kind = IW_FPDU;
         cv->fpdu_mode[ev->dir] = 1;
         it.len = f->wire_len;
-        it.u.fpdu.index = f->index;
+        /* Numbered by the plugin along the direction: libmpa's count starts
+         * again where the framing is found again (after a mode change, a
+         * resync), which would number two FPDUs of one frame alike. */
+        it.u.fpdu.index = cv->n_fpdu[ev->dir]++;
         it.u.fpdu.ulpdu_len = f->ulpdu_len;
         it.u.fpdu.pad_len = f->pad_len;
         it.u.fpdu.n_markers = f->n_markers;

@@ -99,6 +99,7 @@ typedef struct iw_conv {
     uint32_t mode_frame[2];
     uint32_t mark_base[2];  /* marker base of each direction (from its FPDUs) */
     mpa_marker_form mform[2]; /* and the form of its markers */
+    uint64_t n_fpdu[2];     /* FPDUs shown so far in each direction */
     uint32_t rtr_frame;     /* the negotiated RTR */
     mpa_rtr_kind rtr;
 } iw_conv;

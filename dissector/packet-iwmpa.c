@@ -52,6 +52,13 @@ void proto_register_iwmpa(void);
 void proto_reg_handoff_iwmpa(void);
 
 static int proto_iwmpa = -1, proto_iwddp = -1, proto_iwrdmap = -1;
+/* The protocols' names (see dissector/README.md). */
+#define IW_LONG_MPA "iWARP Marker PDU Aligned Framing"
+#define IW_SHORT_MPA "iWARP-MPA"
+#define IW_LONG_DDP "iWARP Direct Data Placement"
+#define IW_SHORT_DDP "iWARP-DDP"
+#define IW_LONG_RDMAP "iWARP Remote Direct Memory Access Protocol"
+#define IW_SHORT_RDMAP "iWARP-RDMAP"
 static dissector_handle_t iwmpa_post_handle, iwmpa_port_handle, iwmpa_claim_handle, iwmpa_probe_handle, iwddp_handle,
     iwrdmap_handle;
 /* The upper layers (SMB Direct, RPC-over-RDMA, ...): the table Wireshark's
@@ -62,6 +69,12 @@ static heur_dissector_list_t ulp_heur;
  * payload (then the columns are theirs). */
 static proto_tree *g_top_tree;
 static gboolean g_ulp_took;
+/* The highest of our layers drawn in the frame: its short name goes in
+ * the Protocol column. */
+static int g_col_layer; /* 0 MPA, 1 DDP, 2 RDMAP */
+/* A TERMINATE was drawn in the frame (for the Info marker). */
+static gboolean g_term_seen;
+static const char *const col_proto[] = {IW_SHORT_MPA, IW_SHORT_DDP, IW_SHORT_RDMAP};
 
 /* TCP's fields, found by name at handoff. */
 static int hf_tcp_srcport = -1, hf_tcp_dstport = -1, hf_tcp_seq_raw = -1, hf_tcp_ack_raw = -1, hf_tcp_len = -1,
@@ -80,10 +93,10 @@ static int hf_frame = -1, hf_key = -1, hf_key_kind = -1, hf_role = -1, hf_m = -1
            hf_private_data = -1, hf_leg = -1, hf_leg_ird = -1, hf_leg_ord = -1, hf_leg_swapped = -1,
            hf_key_expected = -1, hf_held = -1;
 static int hf_fpdu = -1, hf_fpdu_index = -1, hf_ulpdu_length = -1, hf_ulpdu = -1, hf_pad = -1, hf_crc = -1,
-           hf_crc_status = -1, hf_marker = -1, hf_marker_res = -1, hf_marker_ptr = -1, hf_rtr = -1,
+           hf_crc_status = -1, hf_crc_computed = -1, hf_crc_register = -1, hf_marker = -1, hf_marker_res = -1, hf_marker_ptr = -1, hf_rtr = -1,
            hf_rtr_negotiated = -1, hf_fpdu_first_frame = -1;
 static int hf_not_mpa = -1, hf_not_mpa_data = -1, hf_not_mpa_why = -1, hf_hole = -1, hf_mode = -1, hf_finding = -1,
-           hf_finding_detail = -1;
+           hf_finding_detail = -1, hf_finding_rule = -1;
 static int hf_ddp_t = -1, hf_ddp_l = -1, hf_ddp_rsvd = -1, hf_ddp_dv = -1, hf_ddp_rsvdulp = -1, hf_ddp_stag = -1,
            hf_ddp_to = -1, hf_ddp_qn = -1, hf_ddp_msn = -1, hf_ddp_mo = -1, hf_ddp_payload_len = -1;
 static int hf_rdmap_rv = -1, hf_rdmap_rsvd = -1, hf_rdmap_opcode = -1, hf_rdmap_inv_stag = -1, hf_rr_sink_stag = -1,
@@ -95,7 +108,7 @@ static int hf_rdmap_rv = -1, hf_rdmap_rsvd = -1, hf_rdmap_opcode = -1, hf_rdmap_
            hf_ar_orig_value = -1, hf_imm_data = -1;
 
 static gint ett_iwmpa = -1, ett_conv = -1, ett_frame = -1, ett_enh = -1, ett_fpdu = -1, ett_marker = -1,
-            ett_ddp = -1, ett_rdmap = -1, ett_term = -1, ett_term_ddp = -1;
+            ett_ddp = -1, ett_rdmap = -1, ett_term = -1, ett_term_ddp = -1, ett_crc = -1, ett_finding = -1;
 
 /* One expert info per rule of the table (include/mpa/findings.def). */
 static expert_field ei_rule[MPA_F__COUNT];
@@ -314,6 +327,71 @@ static tvbuff_t *payload_again(packet_info *pinfo, const iw_frame *fr)
 
 /* ---- drawing ----------------------------------------------------------- */
 
+/* The fields a finding can be about.  While an item (startup frame, FPDU)
+ * is drawn, g_anchor[] holds the tree items of its fields; each finding
+ * of the item hangs on the item of the field its rule is about (the CRC
+ * finding on the CRC, MPA-ENH-A-ECHO on the A bit, ...), or on the item's
+ * own line when the rule is about no one field. */
+enum {
+    A_NONE, A_KEY, A_R, A_S, A_RES, A_REV, A_PDLEN, A_ENH, A_ENH_A, A_ENH_IRD, A_ENH_ORD, A_LEG, A_ULPDU_LEN, A_PAD,
+    A_CRC, A_MARKER, A_DDP_T, A_DDP_L, A_DDP_RSVD, A_DDP_DV, A_RV, A_RDMAP_RSVD, A_OPCODE, A_QN, A_MSN, A_MO, A_TO,
+    A_TERM, A_AOP, A__COUNT
+};
+static proto_item *g_anchor[A__COUNT];
+/* The CRC of the FPDU being drawn, as its field shows it, when it is bad
+ * (g_crc_bad): the CRC finding's detail says the values that way too.  A
+ * CRC finding on an FPDU whose own CRC is good is about other octets
+ * (those libmpa tried as an FPDU before it found the framing again): it
+ * keeps libmpa's words and hangs on the FPDU's line. */
+static guint32 g_crc_field, g_crc_should;
+static gboolean g_crc_bad;
+
+static unsigned anchor_of(mpa_finding_id id)
+{
+    switch (id) {
+    case MPA_F_FRM_KEY_REQ: case MPA_F_FRM_KEY_REP: case MPA_F_FRM_KEY_CHECK: case MPA_F_LEG_STARTKEY:
+    case MPA_F_LEG_RTR_FRAME:
+        return A_KEY;
+    case MPA_F_FRM_REV: case MPA_F_FRM_REV_ENH: return A_REV;
+    case MPA_F_FRM_RES: return A_RES;
+    case MPA_F_FRM_R_REQ: return A_R;
+    case MPA_F_FRM_PDLEN_MAX: case MPA_F_FRM_PDLEN_MATCH: case MPA_F_FRM_S_PDLEN: return A_PDLEN;
+    case MPA_F_ENH_REPLY_ENH: case MPA_F_ENH_REPLY_PLAIN: return A_S;
+    case MPA_F_ENH_A_ECHO: return A_ENH_A;
+    case MPA_F_ENH_BCD_ZERO: case MPA_F_ENH_INIT_OPTS: case MPA_F_ENH_RESP_OPT: case MPA_F_ENH_3FFF: return A_ENH;
+    case MPA_F_ENH_ORD_LE_IRD: return A_ENH_ORD;
+    case MPA_F_ENH_IRD_GE_ORD: return A_ENH_IRD;
+    case MPA_F_QRK_LEG_IRDORD: return A_LEG;
+    case MPA_F_FPD_PAD: return A_PAD;
+    case MPA_F_FPD_ULPDU_MAX: case MPA_F_FPD_ZERO_LEN: return A_ULPDU_LEN;
+    case MPA_F_CRC_VALID: return A_CRC;
+    case MPA_F_MRK_PRESENT: case MPA_F_MRK_PTR: case MPA_F_MRK_SAME_FPDU: case MPA_F_MRK_RES: case MPA_F_MRK_LEN_AGREE:
+    case MPA_F_QRK_MRK_PTR_ORDER: case MPA_F_QRK_MRK_GRID: case MPA_F_STA_FIRST_MARKER:
+        return A_MARKER;
+    case MPA_F_DDP_VERSION: case MPA_F_QRK_DDP_VERSION: return A_DDP_DV;
+    case MPA_F_RDMAP_VERSION: case MPA_F_RDMAP_VERSION_SAME: return A_RV;
+    case MPA_F_DDP_RSVD: return A_DDP_RSVD;
+    case MPA_F_RDMAP_RSVD: return A_RDMAP_RSVD;
+    case MPA_F_RDMAP_OPCODE: return A_OPCODE;
+    case MPA_F_RDMAP_TAGGED: return A_DDP_T;
+    case MPA_F_DDP_QN: return A_QN;
+    case MPA_F_DDP_MSN_START: case MPA_F_DDP_MSN_NEXT: case MPA_F_DDP_MSN_SAME: return A_MSN;
+    case MPA_F_DDP_LAST: return A_DDP_L;
+    case MPA_F_DDP_MO_ORDER: return A_MO;
+    case MPA_F_DDP_TO_ORDER: return A_TO;
+    case MPA_F_TRM_CODE: case MPA_F_TRM_HDRCT: case MPA_F_QRK_TRM_NIBBLES: case MPA_F_QRK_TRM_ZERO: return A_TERM;
+    case MPA_F_RDMAP_ATOMIC: return A_AOP;
+    default: return A_NONE;
+    }
+}
+
+/* Keeps pi as the item of field a (the first one drawn: a marker). */
+static void anchor(unsigned a, proto_item *pi)
+{
+    if (a < A__COUNT && !g_anchor[a])
+        g_anchor[a] = pi;
+}
+
 static void add_findings(packet_info *pinfo, proto_item *pi, const iw_frame *fr, unsigned first, unsigned n,
                          proto_tree *tree, tvbuff_t *tvb)
 {
@@ -322,15 +400,29 @@ static void add_findings(packet_info *pinfo, proto_item *pi, const iw_frame *fr,
         const mpa_rule *r = mpa_rule_get(f->id);
         if (!r)
             continue;
-        proto_item *fi = proto_tree_add_string(tree, hf_finding, tvb, 0, 0, r->id);
+        /* On the field it is about, when that was drawn: its fields go
+         * under that field's line, the expert info on it (clicking the
+         * finding in the Expert Information dialog selects the field). */
+        unsigned a = anchor_of(f->id);
+        proto_item *at = a == A_CRC && !g_crc_bad ? NULL : g_anchor[a];
+        proto_tree *ft = at ? proto_item_add_subtree(at, ett_finding) : tree;
+        proto_item *fi = proto_tree_add_string(ft, hf_finding, tvb, 0, 0, r->id);
         proto_item_set_generated(fi);
-        /* The expert info's text is the rule's, fixed per id (so -z expert
-         * and the Expert Information dialog group the instances); the
-         * instance values are a field of their own. */
-        proto_item *di = proto_tree_add_string(tree, hf_finding_detail, tvb, 0, 0, f->msg ? f->msg : "");
+        /* The expert info's summary is fixed per id (so -z expert and the
+         * Expert Information dialog group the instances): what went wrong.
+         * The rule and the instance values are fields of their own. */
+        proto_item *ri = proto_tree_add_string(ft, hf_finding_rule, tvb, 0, 0,
+                                               wmem_strdup_printf(pinfo->pool, "%s (%s)", r->text, r->clause));
+        proto_item_set_generated(ri);
+        const char *msg = f->msg ? f->msg : "";
+        if (f->id == MPA_F_CRC_VALID && at)
+            msg = wmem_strdup_printf(pinfo->pool, "CRC field 0x%08x, should be 0x%08x", g_crc_field, g_crc_should);
+        proto_item *di = proto_tree_add_string(ft, hf_finding_detail, tvb, 0, 0, msg);
         proto_item_set_generated(di);
-        expert_add_info(pinfo, pi ? pi : fi, &ei_rule[f->id]);
+        expert_add_info(pinfo, at ? at : pi ? pi : fi, &ei_rule[f->id]);
     }
+    memset(g_anchor, 0, sizeof g_anchor);
+    g_crc_bad = FALSE;
 }
 
 /* The octets of an item: this frame's payload, or the copy track kept. */
@@ -422,11 +514,17 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
     }
     size_t klen = d.kind == MPA_KEY_STARTKEY ? 15 : MPA_KEY_LEN;
     if (avail < (d.kind == MPA_KEY_STARTKEY ? 16u : (guint)MPA_FRAME_HDR_LEN)) {
-        proto_tree_add_bytes(st, hf_key, t, 0, (gint)MIN(klen, avail), d.key);
+        anchor(A_KEY, proto_tree_add_bytes(st, hf_key, t, 0, (gint)MIN(klen, avail), d.key));
         add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, st, t);
         return;
     }
-    proto_tree_add_bytes(st, hf_key, t, 0, t ? (gint)klen : 0, d.key);
+    /* The key is text ("MPA ID Req Frame"): shown as such, the field
+     * keeps its octets. */
+    char ktext[MPA_KEY_LEN + 1];
+    for (size_t i = 0; i < klen && i < MPA_KEY_LEN; i++)
+        ktext[i] = d.key[i] >= 0x20 && d.key[i] < 0x7f ? (char)d.key[i] : '.';
+    ktext[MIN(klen, (size_t)MPA_KEY_LEN)] = 0;
+    anchor(A_KEY, proto_tree_add_bytes_format_value(st, hf_key, t, 0, t ? (gint)klen : 0, d.key, "\"%s\"", ktext));
     x = proto_tree_add_string(st, hf_key_kind, t, 0, t ? (gint)klen : 0, mpa_key_kind_name(d.kind));
     proto_item_set_generated(x);
     if (d.kind == MPA_KEY_UNKNOWN) {
@@ -444,22 +542,22 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
     if (d.kind == MPA_KEY_STARTKEY) {
         proto_tree_add_boolean(st, hf_sk_m, t, 15, 1, d.m ? 0x80 : 0);
         proto_tree_add_boolean(st, hf_sk_c, t, 15, 1, d.c ? 0x40 : 0);
-        proto_tree_add_uint(st, hf_sk_res, t, 15, 1, (guint32)d.res << 4);
-        proto_tree_add_uint(st, hf_sk_rev, t, 15, 1, d.rev);
+        anchor(A_RES, proto_tree_add_uint(st, hf_sk_res, t, 15, 1, (guint32)d.res << 4));
+        anchor(A_REV, proto_tree_add_uint(st, hf_sk_rev, t, 15, 1, d.rev));
     } else {
         proto_tree_add_boolean(st, hf_m, t, 16, 1, d.m ? 0x80 : 0);
         proto_tree_add_boolean(st, hf_c, t, 16, 1, d.c ? 0x40 : 0);
         if (d.kind == MPA_KEY_REQ)
             /* R means a rejection in a Reply only (RFC 5044 7.1.1); in a
              * Request it is a bit that must be zero. */
-            proto_tree_add_boolean_format(st, hf_r, t, 16, 1, d.r ? 0x20 : 0, "R: %s (in a Request: reserved, 0)",
-                                          d.r ? "1" : "0");
+            anchor(A_R, proto_tree_add_boolean_format(st, hf_r, t, 16, 1, d.r ? 0x20 : 0,
+                                                      "R: %s (in a Request: reserved, 0)", d.r ? "1" : "0"));
         else
-            proto_tree_add_boolean(st, hf_r, t, 16, 1, d.r ? 0x20 : 0);
-        proto_tree_add_boolean(st, hf_s, t, 16, 1, d.s ? 0x10 : 0);
-        proto_tree_add_uint(st, hf_res, t, 16, 1, d.res);
-        proto_tree_add_uint(st, hf_rev, t, 17, 1, d.rev);
-        proto_tree_add_uint(st, hf_pd_length, t, 18, 2, d.pd_len);
+            anchor(A_R, proto_tree_add_boolean(st, hf_r, t, 16, 1, d.r ? 0x20 : 0));
+        anchor(A_S, proto_tree_add_boolean(st, hf_s, t, 16, 1, d.s ? 0x10 : 0));
+        anchor(A_RES, proto_tree_add_uint(st, hf_res, t, 16, 1, d.res));
+        anchor(A_REV, proto_tree_add_uint(st, hf_rev, t, 17, 1, d.rev));
+        anchor(A_PDLEN, proto_tree_add_uint(st, hf_pd_length, t, 18, 2, d.pd_len));
         if (d.kind == MPA_KEY_REQ || d.kind == MPA_KEY_REP) {
             int req = d.kind == MPA_KEY_REQ;
             compat(st, req ? C_REQ : C_REP, t, 0, (gint)MIN(avail, 20u + d.pd_len), 0);
@@ -477,13 +575,14 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
                                                          d.enh.ird, d.enh.ord, d.enh.a ? " A" : "", d.enh.b ? " B" : "",
                                                          d.enh.c ? " C" : "", d.enh.d ? " D" : "");
             proto_tree *et = proto_item_add_subtree(ei, ett_enh);
+            anchor(A_ENH, ei);
             guint32 w = mpa_enh_pack(&d.enh);
-            proto_tree_add_boolean(et, hf_enh_a, t, 20, 4, w);
+            anchor(A_ENH_A, proto_tree_add_boolean(et, hf_enh_a, t, 20, 4, w));
             proto_tree_add_boolean(et, hf_enh_b, t, 20, 4, w);
-            proto_tree_add_uint(et, hf_enh_ird, t, 20, 4, w);
+            anchor(A_ENH_IRD, proto_tree_add_uint(et, hf_enh_ird, t, 20, 4, w));
             proto_tree_add_boolean(et, hf_enh_c, t, 20, 4, w);
             proto_tree_add_boolean(et, hf_enh_d, t, 20, 4, w);
-            proto_tree_add_uint(et, hf_enh_ord, t, 20, 4, w);
+            anchor(A_ENH_ORD, proto_tree_add_uint(et, hf_enh_ord, t, 20, 4, w));
         }
         if (d.leg.order != MPA_LEG_NONE && avail >= 28) {
             /* The IRD/ORD header of Rev 1 stacks before RFC 6581, at the
@@ -495,6 +594,7 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
                                                          (unsigned)d.leg.ird, (unsigned)d.leg.ord,
                                                          d.leg.order == MPA_LEG_LE ? ", byte-swapped" : "");
             proto_tree *lt = proto_item_add_subtree(li, ett_enh);
+            anchor(A_LEG, li);
             proto_tree_add_item(lt, hf_leg_ird, t, 20, 4, enc);
             proto_tree_add_item(lt, hf_leg_ord, t, 24, 4, enc);
             proto_item_set_generated(proto_tree_add_boolean(lt, hf_leg_swapped, t, 20, 8, d.leg.order == MPA_LEG_LE));
@@ -506,27 +606,62 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
     add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, st, t);
 }
 
-static void draw_ddp_hdr(proto_tree *tree, tvbuff_t *t, int at, const mpa_ddp_hdr *h)
+/* The DDP header h at at of t; main: the FPDU's own header (its fields
+ * are what findings hang on), not one a TERMINATE copies. */
+static void draw_ddp_hdr(proto_tree *tree, tvbuff_t *t, int at, const mpa_ddp_hdr *h, int main)
 {
-    proto_tree_add_boolean(tree, hf_ddp_t, t, at, 1, h->tagged ? 0x80 : 0);
-    proto_tree_add_boolean(tree, hf_ddp_l, t, at, 1, h->last ? 0x40 : 0);
-    proto_tree_add_uint(tree, hf_ddp_rsvd, t, at, 1, (guint32)h->ddp_rsvd << 2);
-    proto_tree_add_uint(tree, hf_ddp_dv, t, at, 1, h->dv);
-    proto_tree_add_uint(tree, hf_rdmap_rv, t, at + 1, 1, (guint32)h->rv << 6);
-    proto_tree_add_uint(tree, hf_rdmap_rsvd, t, at + 1, 1, (guint32)h->rdmap_rsvd << 4);
-    proto_tree_add_uint(tree, hf_rdmap_opcode, t, at + 1, 1, h->opcode);
+    proto_item *a[A__COUNT];
+    memset(a, 0, sizeof a);
+    a[A_DDP_T] = proto_tree_add_boolean(tree, hf_ddp_t, t, at, 1, h->tagged ? 0x80 : 0);
+    a[A_DDP_L] = proto_tree_add_boolean(tree, hf_ddp_l, t, at, 1, h->last ? 0x40 : 0);
+    a[A_DDP_RSVD] = proto_tree_add_uint(tree, hf_ddp_rsvd, t, at, 1, (guint32)h->ddp_rsvd << 2);
+    a[A_DDP_DV] = proto_tree_add_uint(tree, hf_ddp_dv, t, at, 1, h->dv);
+    a[A_RV] = proto_tree_add_uint(tree, hf_rdmap_rv, t, at + 1, 1, (guint32)h->rv << 6);
+    a[A_RDMAP_RSVD] = proto_tree_add_uint(tree, hf_rdmap_rsvd, t, at + 1, 1, (guint32)h->rdmap_rsvd << 4);
+    a[A_OPCODE] = proto_tree_add_uint(tree, hf_rdmap_opcode, t, at + 1, 1, h->opcode);
     if (h->tagged) {
         proto_tree_add_uint(tree, hf_ddp_stag, t, at + 2, 4, h->stag);
-        proto_tree_add_uint64(tree, hf_ddp_to, t, at + 6, 8, h->to);
+        a[A_TO] = proto_tree_add_uint64(tree, hf_ddp_to, t, at + 6, 8, h->to);
     } else {
         if (h->opcode == MPA_RDMAP_SEND_INVALIDATE || h->opcode == MPA_RDMAP_SEND_SE_INVALIDATE)
             proto_tree_add_uint(tree, hf_rdmap_inv_stag, t, at + 2, 4, h->rsvdulp);
         else
-            proto_tree_add_uint(tree, hf_ddp_rsvdulp, t, at + 2, 4, h->rsvdulp);
-        proto_tree_add_uint(tree, hf_ddp_qn, t, at + 6, 4, h->qn);
-        proto_tree_add_uint(tree, hf_ddp_msn, t, at + 10, 4, h->msn);
-        proto_tree_add_uint(tree, hf_ddp_mo, t, at + 14, 4, h->mo);
+            a[A_RDMAP_RSVD] = proto_tree_add_uint(tree, hf_ddp_rsvdulp, t, at + 2, 4, h->rsvdulp);
+        a[A_QN] = proto_tree_add_uint(tree, hf_ddp_qn, t, at + 6, 4, h->qn);
+        a[A_MSN] = proto_tree_add_uint(tree, hf_ddp_msn, t, at + 10, 4, h->msn);
+        a[A_MO] = proto_tree_add_uint(tree, hf_ddp_mo, t, at + 14, 4, h->mo);
     }
+    for (unsigned k = 0; main && k < A__COUNT; k++)
+        if (a[k])
+            anchor(k, a[k]);
+}
+
+/* A TERMINATE for the Info column (sender: who sent it) and the
+ * iwrdmap.term.name field (sender NULL): the error's name, then
+ * where it comes from (the LLP has one EType, so it is not repeated). */
+static void term_summary(unsigned layer, unsigned etype, unsigned code, const char *sender, char *buf, size_t cap)
+{
+    const char *name = mpa_term_code_name(layer, etype, code);
+    int n = sender ? snprintf(buf, cap, "TERMINATE from %s: ", sender) : 0;
+    if (n < 0 || (size_t)n >= cap)
+        return;
+    if (layer == MPA_TERM_LAYER_LLP && etype == 0)
+        snprintf(buf + n, cap - (size_t)n, "%s (LLP, code 0x%02x)", name, code);
+    else
+        snprintf(buf + n, cap - (size_t)n, "%s (%s, %s, code 0x%02x)", name, mpa_term_layer_name(layer),
+                 mpa_term_etype_name(layer, etype), code);
+}
+
+/* The sender of direction dir of a connection, by its MPA role when known,
+ * else by TCP (the side that opened the connection is the client). */
+static const char *sender_of(const iw_conv *cv, unsigned dir)
+{
+    mpa_role r = cv ? cv->role[dir & 1] : MPA_ROLE_UNKNOWN;
+    if (r == MPA_ROLE_INITIATOR)
+        return "the Initiator";
+    if (r == MPA_ROLE_RESPONDER)
+        return "the Responder";
+    return dir ? "the server" : "the client";
 }
 
 /* What the DDP and RDMAP layers of one ULPDU share (the data of their
@@ -542,6 +677,7 @@ typedef struct ul_ctx {
     const uint8_t *fpdu;
     const mpa_fpdu *layout;
     tvbuff_t *fpdu_tvb;
+    const char *sender;       /* who sent it ("the Initiator", ...), or NULL */
 } ul_ctx;
 
 /* DDP and RDMAP headers at the start of the ULPDU u (markers removed).
@@ -550,7 +686,8 @@ typedef struct ul_ctx {
  * a layer of its own (iwddp, iwrdmap: called as dissectors, so they are
  * in frame.protocols), and the RDMAP payload goes to the upper layers. */
 static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_info *pinfo, wmem_strbuf_t *info,
-                       const mpa_term_ctl *siw, const uint8_t *fpdu, const mpa_fpdu *layout, tvbuff_t *fpdu_tvb)
+                       const mpa_term_ctl *siw, const uint8_t *fpdu, const mpa_fpdu *layout, tvbuff_t *fpdu_tvb,
+                       const char *sender)
 {
     ul_ctx c;
     memset(&c, 0, sizeof c);
@@ -560,12 +697,16 @@ static void draw_ulpdu(proto_tree *tree, tvbuff_t *u, guint ulpdu_len, packet_in
     c.fpdu = fpdu;
     c.layout = layout;
     c.fpdu_tvb = fpdu_tvb;
+    c.sender = sender;
     c.avail = MIN(tvb_captured_length(u), MPA_DDP_MAX_STRUCT_LEN);
     size_t need;
     mpa_status st = mpa_ddp_decode(c.avail ? tvb_get_ptr(u, 0, c.avail) : NULL, c.avail, ulpdu_len, &c.d, &need);
     char sum[256];
     if (info) {
-        mpa_ddp_summary(&c.d, st, sum, sizeof sum);
+        if (st == MPA_OK && c.d.complete && c.d.hdr.opcode == MPA_RDMAP_TERMINATE)
+            term_summary(c.d.u.term.layer, c.d.u.term.etype, c.d.u.term.code, sender, sum, sizeof sum);
+        else
+            mpa_ddp_summary(&c.d, st, sum, sizeof sum);
         wmem_strbuf_append_printf(info, "%s%s", wmem_strbuf_get_len(info) ? ", " : "", sum);
     }
     if (st == MPA_E_ARG || !c.d.hdr_len)
@@ -581,6 +722,7 @@ static int dissect_iwddp(tvbuff_t *u, packet_info *pinfo, proto_tree *tree, void
     const mpa_ddp d = c->d;
     guint avail = c->avail, ulpdu_len = c->ulpdu_len;
     proto_item *di = proto_tree_add_item(tree, proto_iwddp, u, 0, (gint)MIN(d.hdr_len, avail), ENC_NA);
+    g_col_layer = MAX(g_col_layer, 1);
     proto_item_append_text(di, ", %s, %s", d.hdr.tagged ? "tagged" : "untagged", d.hdr.last ? "last" : "not last");
     proto_tree *dt = proto_item_add_subtree(di, ett_ddp);
     if (avail < d.hdr_len) {
@@ -588,7 +730,7 @@ static int dissect_iwddp(tvbuff_t *u, packet_info *pinfo, proto_tree *tree, void
                                ulpdu_len);
         return (int)avail;
     }
-    draw_ddp_hdr(dt, u, 0, &d.hdr);
+    draw_ddp_hdr(dt, u, 0, &d.hdr, 1);
     {
         const mpa_ddp_hdr *h = &d.hdr;
         guint8 b0 = (guint8)((h->tagged ? 0x80 : 0) | (h->last ? 0x40 : 0) | (h->dv & 3));
@@ -632,7 +774,7 @@ static void hand_off(tvbuff_t *u, packet_info *pinfo, const ul_ctx *c)
     default:
         return;
     }
-    if (!ulp_heur || !d->complete)
+    if (!d->complete)
         return;
     tvbuff_t *w = u;
     if (c->fpdu && c->layout && tvb_captured_length(u) < c->ulpdu_len) {
@@ -640,7 +782,7 @@ static void hand_off(tvbuff_t *u, packet_info *pinfo, const ul_ctx *c)
         uint8_t *copy = wmem_alloc(pinfo->pool, c->ulpdu_len ? c->ulpdu_len : 1);
         mpa_fpdu_ulpdu_copy(c->fpdu, c->layout, copy, c->ulpdu_len);
         w = tvb_new_child_real_data(c->fpdu_tvb, copy, c->ulpdu_len, c->ulpdu_len);
-        add_new_data_source(pinfo, w, "ULPDU (markers removed)");
+        add_new_data_source(pinfo, w, "ULPDU without markers");
     }
     if (tvb_captured_length(w) < d->need_len)
         return;
@@ -673,15 +815,20 @@ static void hand_off(tvbuff_t *u, packet_info *pinfo, const ul_ctx *c)
      * from any Send before it looks at it): not a malformed packet of
      * ours, so the layers it left are taken back and nothing is shown. */
     guint layers = wmem_list_count(pinfo->layers);
+    gboolean took = FALSE;
     TRY {
-        if (dissector_try_heuristic(ulp_heur, pl, pinfo, g_top_tree, &hd, &ri))
-            g_ulp_took = TRUE;
+        if (ulp_heur && dissector_try_heuristic(ulp_heur, pl, pinfo, g_top_tree, &hd, &ri))
+            took = g_ulp_took = TRUE;
     }
     CATCH_BOUNDS_ERRORS {
         while (wmem_list_count(pinfo->layers) > layers)
             wmem_list_remove_frame(pinfo->layers, wmem_list_tail(pinfo->layers));
     }
     ENDTRY;
+    /* A payload no upper layer took is shown as data, at the top of the
+     * frame as the built-in does ("Data (16 bytes)"). */
+    if (!took && tvb_reported_length(pl))
+        call_data_dissector(pl, pinfo, g_top_tree);
 }
 
 static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree, void *data)
@@ -694,6 +841,7 @@ static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree
     const mpa_term_ctl *siw = c->siw;
     wmem_strbuf_t *info = c->info;
     proto_item *ri = proto_tree_add_item(tree, proto_iwrdmap, u, 0, (gint)MIN(d.need_len, avail), ENC_NA);
+    g_col_layer = 2;
     proto_item_append_text(ri, ", %s", val_to_str_const(d.hdr.opcode, opcode_vals, "Reserved"));
     proto_tree *rt = proto_item_add_subtree(ri, ett_rdmap);
     int at = (int)d.hdr_len;
@@ -719,26 +867,28 @@ static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree
         break;
     case MPA_RDMAP_TERMINATE: {
         const mpa_term *tm = &d.u.term;
-        char name[160];
-        snprintf(name, sizeof name, "%s/%s %s", mpa_term_layer_name(tm->layer),
-                 mpa_term_etype_name(tm->layer, tm->etype), mpa_term_code_name(tm->layer, tm->etype, tm->code));
+        g_term_seen = TRUE;
+        char name[256];
+        term_summary(tm->layer, tm->etype, tm->code, NULL, name, sizeof name);
         proto_item *ti = proto_tree_add_string(rt, hf_term_name, u, at, 4, name);
         proto_item_set_generated(ti);
+        anchor(A_TERM, ti);
         if (siw) {
-            snprintf(name, sizeof name, "%s/%s %s (layer %u etype %u code %u, M=%u D=%u R=%u)",
-                     mpa_term_layer_name(siw->layer), mpa_term_etype_name(siw->layer, siw->etype),
-                     mpa_term_code_name(siw->layer, siw->etype, siw->code), siw->layer, siw->etype, siw->code,
-                     siw->m, siw->d, siw->r);
+            char how[160];
+            term_summary(siw->layer, siw->etype, siw->code, NULL, how, sizeof how);
+            snprintf(name, sizeof name, "%s, M=%u D=%u R=%u", how, siw->m, siw->d, siw->r);
             proto_item_set_generated(proto_tree_add_string(rt, hf_term_siw_name, u, at, 4, name));
             if (info)
-                wmem_strbuf_append_printf(info, " [as siw writes it: %s/%s %s]", mpa_term_layer_name(siw->layer),
-                                          mpa_term_etype_name(siw->layer, siw->etype),
-                                          mpa_term_code_name(siw->layer, siw->etype, siw->code));
+                wmem_strbuf_append_printf(info, " [as siw writes it: %s]", how);
         }
         proto_tree *tt = proto_item_add_subtree(ti, ett_term);
         proto_tree_add_uint(tt, hf_term_layer, u, at, 1, (guint32)tm->layer << 4);
-        proto_tree_add_uint(tt, hf_term_etype, u, at, 1, tm->etype);
-        proto_tree_add_uint(tt, hf_term_code, u, at + 1, 1, tm->code);
+        /* EType and Error Code are named per Layer (RFC 5040 4.8, RFC
+         * 5041 7.2, RFC 5044 8), as the built-in's per-layer fields are. */
+        proto_tree_add_uint_format_value(tt, hf_term_etype, u, at, 1, tm->etype, "%s (%u)",
+                                         mpa_term_etype_name(tm->layer, tm->etype), tm->etype);
+        proto_tree_add_uint_format_value(tt, hf_term_code, u, at + 1, 1, tm->code, "%s (0x%02x)",
+                                         mpa_term_code_name(tm->layer, tm->etype, tm->code), tm->code);
         guint32 w = (guint32)tm->m << 15 | (guint32)tm->d << 14 | (guint32)tm->r << 13 | tm->rsvd;
         proto_tree_add_boolean(tt, hf_term_m, u, at + 2, 2, w);
         proto_tree_add_boolean(tt, hf_term_d, u, at + 2, 2, w);
@@ -751,7 +901,7 @@ static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree
         }
         if (tm->has_ddp_hdr && d.complete) {
             proto_item *hi = proto_tree_add_item(tt, hf_term_ddp_hdr, u, p, (gint)tm->ddp_hdr_len, ENC_NA);
-            draw_ddp_hdr(proto_item_add_subtree(hi, ett_term_ddp), u, p, &tm->ddp_hdr);
+            draw_ddp_hdr(proto_item_add_subtree(hi, ett_term_ddp), u, p, &tm->ddp_hdr, 0);
             p += (int)tm->ddp_hdr_len;
         }
         if (tm->r && d.complete)
@@ -761,8 +911,8 @@ static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree
     case MPA_RDMAP_ATOMIC_REQUEST: {
         const mpa_atomic_req *a = &d.u.atomic_req;
         proto_tree_add_uint(rt, hf_at_rsvd, u, at, 4, a->rsvd << 4);
-        proto_tree_add_uint_format_value(rt, hf_at_aop, u, at, 4, a->aop, "%u (%s)", a->aop,
-                                         mpa_atomic_opcode_name(a->aop));
+        anchor(A_AOP, proto_tree_add_uint_format_value(rt, hf_at_aop, u, at, 4, a->aop, "%u (%s)", a->aop,
+                                                       mpa_atomic_opcode_name(a->aop)));
         proto_tree_add_uint(rt, hf_at_req_id, u, at + 4, 4, a->req_id);
         proto_tree_add_uint(rt, hf_at_stag, u, at + 8, 4, a->stag);
         proto_tree_add_uint64(rt, hf_at_to, u, at + 12, 8, a->to);
@@ -838,16 +988,23 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
     }
     for (unsigned k = 0; k < f.n_markers; k++) {
         const mpa_marker *m = &f.markers[k];
-        proto_item *mi = proto_tree_add_none_format(ft, hf_marker, t, (gint)m->buf_off, MPA_MARKER_LEN,
-                                                    "Marker: FPDUPTR %u%s", m->fpduptr,
-                                                    m->buf_off == 0 ? " (between FPDUs: this FPDU's)" : "");
+        /* FPDUPTR counts back from the marker to the FPDU's start: 0 for
+         * a marker that stands right before this FPDU's header. */
+        proto_item *mi =
+            m->buf_off == 0
+                ? proto_tree_add_none_format(ft, hf_marker, t, 0, MPA_MARKER_LEN,
+                                             "Marker before the FPDU header: FPDUPTR %u", m->fpduptr)
+                : proto_tree_add_none_format(ft, hf_marker, t, (gint)m->buf_off, MPA_MARKER_LEN,
+                                             "Marker in the FPDU: FPDUPTR %u (the FPDU starts %u octets before it)",
+                                             m->fpduptr, m->fpduptr);
         proto_tree *mt = proto_item_add_subtree(mi, ett_marker);
+        anchor(A_MARKER, mi);
         proto_tree_add_uint(mt, hf_marker_res, t, (gint)m->buf_off, 2, m->reserved);
         proto_tree_add_uint(mt, hf_marker_ptr, t, (gint)m->buf_off + 2, 2, m->fpduptr);
         compat(mt, C_FPDUPTR, t, (gint)m->buf_off + 2, 2, m->fpduptr);
     }
     int at = f.leading_marker ? MPA_MARKER_LEN : 0;
-    proto_tree_add_uint(ft, hf_ulpdu_length, t, at, 2, f.ulpdu_len);
+    anchor(A_ULPDU_LEN, proto_tree_add_uint(ft, hf_ulpdu_length, t, at, 2, f.ulpdu_len));
     compat(ft, C_FPDU, t, 0, (gint)f.wire_len, 0);
     compat(ft, C_ULPDULEN, t, at, 2, f.ulpdu_len);
     if (it->u.fpdu.crc_checked)
@@ -861,7 +1018,7 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
         uint8_t *copy = wmem_alloc(pinfo->pool, f.ulpdu_len ? f.ulpdu_len : 1);
         mpa_fpdu_ulpdu_copy(p, &f, copy, f.ulpdu_len);
         u = tvb_new_child_real_data(t, copy, f.ulpdu_len, f.ulpdu_len);
-        add_new_data_source(pinfo, u, "ULPDU (markers removed)");
+        add_new_data_source(pinfo, u, "ULPDU without markers");
         proto_tree_add_item(ft, hf_ulpdu, u, 0, -1, ENC_NA);
     } else {
         /* Not shown: the headers are all that is read. */
@@ -872,13 +1029,31 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
     }
     int crc_at = (int)f.wire_len - 4;
     if (f.pad_len)
-        proto_tree_add_item(ft, hf_pad, t, crc_at - f.pad_len, f.pad_len, ENC_NA);
-    proto_tree_add_checksum(ft, t, crc_at, hf_crc, hf_crc_status, NULL, pinfo, it->u.fpdu.crc_calc, ENC_LITTLE_ENDIAN,
-                            it->u.fpdu.crc_checked ? PROTO_CHECKSUM_VERIFY : PROTO_CHECKSUM_NO_FLAGS);
+        anchor(A_PAD, proto_tree_add_item(ft, hf_pad, t, crc_at - f.pad_len, f.pad_len, ENC_NA));
+    /* The CRC field as Wireshark shows the CRC32C of SCTP and iSCSI: the
+     * four octets read most significant first, as the byte pane shows
+     * them, and "should be" in the same convention.  libmpa's values are
+     * the CRC register (the octets are its least significant first), so
+     * the computed one is swapped; the register is a field of its own. */
+    guint32 should = GUINT32_SWAP_LE_BE(it->u.fpdu.crc_calc);
+    proto_item *ci = proto_tree_add_checksum(ft, t, crc_at, hf_crc, hf_crc_status, NULL, pinfo, should, ENC_BIG_ENDIAN,
+                                             it->u.fpdu.crc_checked ? PROTO_CHECKSUM_VERIFY : PROTO_CHECKSUM_NO_FLAGS);
+    anchor(A_CRC, ci);
+    g_crc_field = tvb_get_ntohl(t, crc_at);
+    g_crc_should = should;
+    g_crc_bad = it->u.fpdu.crc_checked && !it->u.fpdu.crc_ok;
+    if (it->u.fpdu.crc_checked) {
+        proto_tree *ct = proto_item_add_subtree(ci, ett_crc);
+        x = proto_tree_add_uint(ct, hf_crc_computed, t, crc_at, 4, should);
+        proto_item_set_generated(x);
+        x = proto_tree_add_uint(ct, hf_crc_register, t, crc_at, 4, it->u.fpdu.crc_calc);
+        proto_item_set_generated(x);
+    }
     /* Whatever happens drawing the headers, the verdicts are attached. */
     TRY {
         draw_ulpdu(ft, u, f.ulpdu_len, pinfo, info,
-                   it->u.fpdu.term_quirk == MPA_TERM_LE_BITFIELD ? &it->u.fpdu.term_read : NULL, p, &f, t);
+                   it->u.fpdu.term_quirk == MPA_TERM_LE_BITFIELD ? &it->u.fpdu.term_read : NULL, p, &f, t,
+                   sender_of(fr->conv, it->dir));
     }
     CATCH_NONFATAL_ERRORS {
         show_exception(u, pinfo, ft, EXCEPT_CODE, GET_MESSAGE);
@@ -924,13 +1099,13 @@ static void draw_cut_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tre
     if (info)
         wmem_strbuf_append_printf(info, "%sFPDU cut by the capture", wmem_strbuf_get_len(info) ? ", " : "");
     if (h->have_len) {
-        proto_tree_add_uint(ft, hf_ulpdu_length, t, (gint)h->len_off, 2, h->ulpdu_len);
+        anchor(A_ULPDU_LEN, proto_tree_add_uint(ft, hf_ulpdu_length, t, (gint)h->len_off, 2, h->ulpdu_len));
         /* The ULPDU as far as captured; reading past it is "limited
          * during capture", as Wireshark says of a snap length. */
         uint8_t *copy = wmem_memdup(pinfo->pool, h->ulpdu, h->ulpdu_avail ? h->ulpdu_avail : 1);
         tvbuff_t *u = tvb_new_child_real_data(t, copy, (guint)h->ulpdu_avail, h->ulpdu_len);
         TRY {
-            draw_ulpdu(ft, u, h->ulpdu_len, pinfo, info, NULL, NULL, NULL, NULL);
+            draw_ulpdu(ft, u, h->ulpdu_len, pinfo, info, NULL, NULL, NULL, NULL, sender_of(cv, it->dir));
         }
         CATCH_NONFATAL_ERRORS {
             show_exception(u, pinfo, ft, EXCEPT_CODE, GET_MESSAGE);
@@ -986,6 +1161,68 @@ static void draw_conv(packet_info *pinfo, proto_tree *tree, tvbuff_t *tvb, const
     proto_item_set_generated(proto_tree_add_boolean(ct, hf_conv_midstream, tvb, 0, 0, cv->midstream));
 }
 
+/* The Info column's marker of a frame's worst finding: "[CRC bad]" for
+ * MPA-CRC-VALID, "[ID]" for any other id; the worst is the most severe
+ * (MUST, then SHOULD, then note), the first of them in the frame.  A
+ * TERMINATE outranks every finding but a MUST one: "[TERMINATE]".  NULL
+ * when there is nothing to mark. */
+static const char *info_marker(const iw_frame *fr, gboolean term, packet_info *pinfo)
+{
+    const mpa_rule *worst = NULL;
+    for (unsigned i = 0; i < fr->n_findings; i++) {
+        const mpa_rule *r = mpa_rule_get(fr->findings[i].id);
+        if (r && (!worst || r->severity > worst->severity))
+            worst = r;
+    }
+    if (term && (!worst || worst->severity < MPA_SEV_ERROR))
+        return "[TERMINATE]";
+    if (!worst)
+        return NULL;
+    if (!strcmp(worst->id, "MPA-CRC-VALID"))
+        return "[CRC bad]";
+    return wmem_strdup_printf(pinfo->pool, "[%s]", worst->id);
+}
+
+/* The summary on the top-level line: what the frame holds (startup
+ * frames by name, FPDUs by number, octets that are not MPA, a hole), and
+ * the Info marker. */
+static void top_summary(proto_item *ti, const iw_frame *fr, const char *mark)
+{
+    const char *sep = ", ";
+    uint64_t first = 0, last = 0;
+    unsigned n_fpdu = 0, dir = fr->dir;
+    for (unsigned k = 0; k < fr->n_items; k++) {
+        const iw_item *it = &fr->items[k];
+        switch ((iw_kind)it->kind) {
+        case IW_FRAME:
+            proto_item_append_text(ti, "%s%s", sep, mpa_key_kind_name(it->u.frame.fr.kind));
+            sep = ", ";
+            break;
+        case IW_FPDU:
+            if (!n_fpdu++)
+                first = it->u.fpdu.index;
+            last = it->u.fpdu.index;
+            dir = it->dir;
+            break;
+        case IW_DATA:
+            proto_item_append_text(ti, "%s%s", sep, it->u.data.fpdu_cut ? "FPDU cut by the capture" : "not MPA");
+            break;
+        case IW_HOLE:
+            proto_item_append_text(ti, "%scapture hole", sep);
+            break;
+        case IW_MODE:
+            break;
+        }
+    }
+    if (n_fpdu == 1)
+        proto_item_append_text(ti, "%sFPDU #%" PRIu64 " (%s)", sep, first + 1, dir_vals[dir & 1].strptr);
+    else if (n_fpdu > 1)
+        proto_item_append_text(ti, "%s%u FPDUs #%" PRIu64 "-#%" PRIu64 " (%s)", sep, n_fpdu, first + 1, last + 1,
+                               dir_vals[dir & 1].strptr);
+    if (mark)
+        proto_item_append_text(ti, " %s", mark);
+}
+
 /* The frame whose first pass was made by the in-layer path (TCP handed
  * its payload to iwmpa): the postdissector leaves it alone. */
 static guint32 g_layer_num;
@@ -1037,6 +1274,8 @@ static void render(iw_frame *fr, const iw_seg *seg, tvbuff_t *tvb, packet_info *
 {
     g_top_tree = tree;
     g_ulp_took = FALSE;
+    g_col_layer = 0;
+    g_term_seen = FALSE;
     tvbuff_t *payload = NULL;
     if (seg) {
         if (seg->payload_len)
@@ -1115,9 +1354,15 @@ static void render(iw_frame *fr, const iw_seg *seg, tvbuff_t *tvb, packet_info *
     }
     /* The columns tell the MPA story where there is one (a frame with
      * only a FIN or an ACK keeps TCP's); held octets are said after it. */
+    const char *mark = info_marker(fr, g_term_seen, pinfo);
+    top_summary(ti, fr, mark);
     if (info && wmem_strbuf_get_len(info) && !g_ulp_took) {
-        col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
+        if (mark)
+            wmem_strbuf_append_printf(info, " %s", mark);
+        col_set_str(pinfo->cinfo, COL_PROTOCOL, col_proto[g_col_layer]);
         col_add_str(pinfo->cinfo, COL_INFO, wmem_strbuf_get_str(info));
+    } else if (mark) {
+        col_append_fstr(pinfo->cinfo, COL_INFO, " %s", mark);
     }
     if (fr->held)
         col_append_fstr(pinfo->cinfo, COL_INFO, " [MPA: %u octets held]", fr->held);
@@ -1152,7 +1397,7 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
  * it alone.  It also keeps the octets from other dissectors. */
 static int dissect_iwmpa_layer(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
 {
-    col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, IW_SHORT_MPA);
     if (!pref_in_charge)
         return tvb_captured_length(tvb);
     iw_seg seg;
@@ -1202,7 +1447,7 @@ static iw_heur_ret heur_iwmpa(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         if (!fr || !fr->in_layer)
             return FALSE;
     }
-    col_set_str(pinfo->cinfo, COL_PROTOCOL, "iWARP");
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, IW_SHORT_MPA);
     render(fr, PINFO_FD_VISITED(pinfo) ? NULL : &seg, tvb, pinfo, tree);
     return TRUE;
 }
@@ -1302,6 +1547,12 @@ void proto_register_iwmpa(void)
         {&hf_ulpdu, {"ULPDU", "iwmpa.ulpdu", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_pad, {"Pad", "iwmpa.pad", FT_BYTES, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_crc, {"CRC32C", "iwmpa.crc", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL}},
+        {&hf_crc_computed,
+         {"CRC32C computed", "iwmpa.crc.computed", FT_UINT32, BASE_HEX, NULL, 0,
+          "The value the CRC field should hold, read as the field is (most significant octet first)", HFILL}},
+        {&hf_crc_register,
+         {"CRC32C register", "iwmpa.crc.register", FT_UINT32, BASE_HEX, NULL, 0,
+          "The computed CRC32C as a number (RFC 3385); the wire carries it least significant octet first", HFILL}},
         {&hf_crc_status,
          {"CRC status", "iwmpa.crc.status", FT_UINT8, BASE_NONE, VALS(proto_checksum_vals), 0, NULL, HFILL}},
         {&hf_marker, {"Marker", "iwmpa.marker", FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL}},
@@ -1316,6 +1567,9 @@ void proto_register_iwmpa(void)
         {&hf_hole, {"Missing from the capture", "iwmpa.hole", FT_UINT64, BASE_DEC, NULL, 0, NULL, HFILL}},
         {&hf_mode, {"Mode", "iwmpa.mode", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_finding, {"Finding (requirement id)", "iwmpa.finding", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_finding_rule,
+         {"Requirement", "iwmpa.finding.rule", FT_STRING, BASE_NONE, NULL, 0,
+          "The rule of the requirement catalogue the finding is about, and where it comes from", HFILL}},
         {&hf_finding_detail,
          {"Finding detail (the values seen)", "iwmpa.finding.detail", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_ddp_t, {"T (tagged)", "iwddp.t", FT_BOOLEAN, 8, NULL, 0x80, NULL, HFILL}},
@@ -1372,19 +1626,36 @@ void proto_register_iwmpa(void)
         {&hf_imm_data, {"Immediate Data", "iwrdmap.immediate", FT_UINT64, BASE_HEX, NULL, 0, NULL, HFILL}},
     };
     static gint *ett[] = {&ett_iwmpa, &ett_conv,   &ett_frame, &ett_enh,  &ett_fpdu,
-                          &ett_marker, &ett_ddp, &ett_rdmap, &ett_term, &ett_term_ddp};
+                          &ett_marker, &ett_ddp, &ett_rdmap, &ett_term, &ett_term_ddp, &ett_crc, &ett_finding};
 
     /* The expert infos, one per rule: MUST -> error, SHOULD -> warning,
-     * note -> note; the text begins with the requirement id. */
+     * note -> note; the summary is the requirement id and what went wrong
+     * (dissector/problems.def). */
 #define SEV_MUST PI_ERROR
 #define SEV_SHOULD PI_WARN
 #define SEV_NOTE PI_NOTE
     static ei_register_info ei[] = {
 #define MPA_RULE(sym, id, level, clause, checked, text) \
-    {&ei_rule[MPA_F_##sym], {"iwmpa.rule." id, PI_PROTOCOL, SEV_##level, id ": " text, EXPFILL}},
+    {&ei_rule[MPA_F_##sym], {"iwmpa.rule." id, PI_PROTOCOL, SEV_##level, id ": ", EXPFILL}},
 #include "mpa/findings.def"
 #undef MPA_RULE
     };
+    /* What went wrong, per id: one row per rule (a missing row fails the
+     * build, an extra or doubled one too). */
+    static const char *const problem[MPA_F__COUNT] = {
+#define IW_PROBLEM(sym, text) [MPA_F_##sym] = text,
+#include "problems.def"
+#undef IW_PROBLEM
+    };
+    enum {
+        IW_N_PROBLEMS = 0
+#define IW_PROBLEM(sym, text) +1
+#include "problems.def"
+#undef IW_PROBLEM
+    };
+    G_STATIC_ASSERT((int)IW_N_PROBLEMS == (int)MPA_F__COUNT);
+    for (unsigned i = 0; i < G_N_ELEMENTS(ei); i++)
+        ei[i].eiinfo.summary = g_strconcat(ei[i].eiinfo.summary, problem[i], NULL);
     for (unsigned i = 0; i < G_N_ELEMENTS(ei); i++) {
         const char *id = strchr(ei[i].eiinfo.name, '.') ? strrchr(ei[i].eiinfo.name, '.') + 1 : "";
         if (!strncmp(id, "MPA-CRC-", 8))
@@ -1393,9 +1664,12 @@ void proto_register_iwmpa(void)
             ei[i].eiinfo.group = PI_SEQUENCE;
     }
 
-    proto_iwmpa = proto_register_protocol("iWARP MPA (libmpa)", "iWARP-MPA", "iwmpa");
-    proto_iwddp = proto_register_protocol("iWARP DDP (libmpa)", "iWARP-DDP", "iwddp");
-    proto_iwrdmap = proto_register_protocol("iWARP RDMAP (libmpa)", "iWARP-RDMAP", "iwrdmap");
+    /* One long name (tree, dialogs) and one short name (Protocol column,
+     * expert dialog, preferences) per protocol; the filter names are
+     * those users' filters have always used. */
+    proto_iwmpa = proto_register_protocol(IW_LONG_MPA, IW_SHORT_MPA, "iwmpa");
+    proto_iwddp = proto_register_protocol(IW_LONG_DDP, IW_SHORT_DDP, "iwddp");
+    proto_iwrdmap = proto_register_protocol(IW_LONG_RDMAP, IW_SHORT_RDMAP, "iwrdmap");
     proto_register_field_array(proto_iwmpa, hf, array_length(hf));
     proto_register_subtree_array(ett, array_length(ett));
     expert_module_t *em = expert_register_protocol(proto_iwmpa);
@@ -1415,9 +1689,12 @@ void proto_register_iwmpa(void)
         &pref_compat);
     pref_ports = range_empty(wmem_epan_scope());
     prefs_register_range_preference(
-        m, "ports", "TCP ports with MPA also without startup frames",
+        m, "ports", "Mid-stream MPA ports (MPA without startup frames)",
         "Connections on these ports are decoded as MPA even when the capture starts after the startup frames "
-        "(mid-stream): the FPDU framing is found by markers, CRCs and DDP headers.",
+        "(mid-stream): the FPDU framing is found by markers, CRCs and DDP headers; the Mid-stream settings below "
+        "say whether they carry markers and CRCs. Connections with startup frames need no port: they are found "
+        "on any port. \"TCP port(s)\" (the Decode As table of iwmpa) does the same for the ports it lists; "
+        "either may be used.",
         &pref_ports, 65535);
     prefs_register_enum_preference(m, "mid_markers_to", "Mid-stream: markers in octets sent to the port",
                                    "M of the startup frames, when they are not in the capture", &pref_mid_markers_to,
@@ -1463,7 +1740,7 @@ void proto_reg_handoff_iwmpa(void)
     ulp_heur = find_heur_dissector_list("iwarp_ddp_rdmap");
     for (unsigned i = 0; i < C__COUNT; i++)
         hf_compat[i] = proto_registrar_get_id_byname(compat_names[i]);
-    heur_dissector_add("tcp", heur_iwmpa, "iWARP MPA startup frames (libmpa)", "iwmpa_tcp", proto_iwmpa,
+    heur_dissector_add("tcp", heur_iwmpa, "iWARP-MPA startup frames", "iwmpa_tcp", proto_iwmpa,
                        HEURISTIC_ENABLE);
     apply_prefs();
 }

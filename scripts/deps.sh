@@ -17,7 +17,7 @@
 #                            unstable chroots of the Wireshark version matrix
 #   scripts/deps.sh bench    the same (kept for the older README)
 set -eu
-pkgs="gcc g++ make libc6-dev pkg-config build-essential debhelper dpkg-dev lintian clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev libnet1-dev iproute2 groff-base chromium libxml2-utils time wireshark-dev libwireshark-dev libglib2.0-dev tshark qemu-system-x86 linux-source-6.1 linux-headers-amd64 busybox-static rdmacm-utils ibverbs-providers librdmacm-dev libibverbs-dev cpio kmod debootstrap"
+pkgs="gcc g++ make libc6-dev pkg-config build-essential debhelper dpkg-dev lintian clang-14 libclang-rt-14-dev libpcap-dev libcjson-dev libnet1-dev iproute2 groff-base chromium libxml2-utils time wireshark-dev libwireshark-dev libglib2.0-dev tshark qemu-system-x86 linux-source-6.1 linux-headers-amd64 busybox-static rdmacm-utils ibverbs-providers librdmacm-dev libibverbs-dev cpio kmod debootstrap wireshark-qt xvfb x11-apps netpbm xdotool"
 missing=""
 for p in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
