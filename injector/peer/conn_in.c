@@ -184,6 +184,7 @@ static void seg_error(conn *c, const mpa_ev_fpdu *f, unsigned layer, unsigned et
     c->react_code = (uint8_t)code;
     c->react_seglen = (uint16_t)f->ulpdu_len;
     c->react_hdr = f->ddp.hdr;
+    c->react_r = 0;
 }
 
 /* DDP error types and codes (RFC 5041 7.2) and the RDMAP one used here
@@ -194,7 +195,28 @@ enum {
     DDP_UC_INVALID_QN = 0x01, DDP_UC_NO_BUFFER = 0x02, DDP_UC_MSN_RANGE = 0x03, DDP_UC_INVALID_MO = 0x04,
     DDP_UC_TOO_LONG = 0x05,
     RDMAP_ET_PROTECTION = 1, RDMAP_C_CANNOT_INVALIDATE = 0x09,
+    RDMAP_C_INVALID_STAG = 0x00, RDMAP_C_BOUNDS = 0x01, RDMAP_C_TO_WRAP = 0x04,
 };
+
+/* RFC 5040 5.2.1, 7.2: a non-empty Read Request names this end's one
+ * readable buffer (STag PEER_SRC_STAG, offsets 0 to PEER_SRC_LEN - 1),
+ * its range and no wrap; a zero-size one is not checked (unless
+ * zero_too: a fault).  -1 when it passes, else the Remote Protection
+ * Error code. */
+static int read_src_code(const mpa_rdma_read_req *rq, int zero_too)
+{
+    if (!rq->size && !zero_too)
+        return -1;
+    if (rq->src_stag != PEER_SRC_STAG)
+        return RDMAP_C_INVALID_STAG;
+    if (rq->src_to >= PEER_SRC_LEN)
+        return RDMAP_C_BOUNDS;
+    if (rq->src_to + rq->size < rq->src_to)
+        return RDMAP_C_TO_WRAP;
+    if (rq->src_to + rq->size > PEER_SRC_LEN)
+        return RDMAP_C_BOUNDS;
+    return -1;
+}
 
 /* The checks a segment passes before it is placed or delivered (DDP's,
  * RFC 5041 7.1, then RDMAP's, RFC 5040 7.2); 1 when it failed one (the
@@ -263,6 +285,22 @@ static int seg_checks(conn *c, const mpa_ev_fpdu *f)
         !faulty(c, FAULT_INV_UNCHECKED)) {
         seg_error(c, f, MPA_TERM_LAYER_RDMAP, RDMAP_ET_PROTECTION, RDMAP_C_CANNOT_INVALIDATE);
         return 1;
+    }
+    if (h->opcode == MPA_RDMAP_READ_REQUEST && !h->tagged && f->ddp.complete) {
+        int zero = faulty(c, FAULT_READ_ZERO_CHECKED) && !f->ddp.u.rreq.size;
+        int code = read_src_code(&f->ddp.u.rreq, zero);
+        if (zero && code >= 0)
+            c->fault_done = 1;
+        if (code >= 0 && faulty(c, FAULT_READ_UNCHECKED)) {
+            c->fault_done = 1; /* answered as if the source were good */
+        } else if (code >= 0) {
+            /* RFC 5040 4.8 figure 10: a Remote Protection Error about a
+             * Read Request copies its RDMA header too */
+            seg_error(c, f, MPA_TERM_LAYER_RDMAP, RDMAP_ET_PROTECTION, (unsigned)code);
+            c->react_r = 1;
+            c->react_rreq = f->ddp.u.rreq;
+            return 1;
+        }
     }
     return 0;
 }

@@ -141,6 +141,18 @@ static const fault_info faults[FAULT__COUNT] = {
                            "Length, no copied DDP header; breaks MPA-RCV-TERM-HDR (only a peer that "
                            "sends a bad segment shows it)",
                            "(the other end is the faulty one here)"},
+    [FAULT_READ_UNCHECKED] = {"read-unchecked", FAULT_ROLE_R, 0, "-", "-",
+                              "answers every RDMA Read Request without the Data Source checks of "
+                              "RFC 5040 7.2 (an STag it never exposed, an offset or size past its "
+                              "readable buffer); breaks MPA-RCV-READ-SRC (only a peer that sends such "
+                              "a Request shows it)",
+                              "(the other end is the faulty one here)"},
+    [FAULT_READ_ZERO_CHECKED] = {"read-zero-checked", FAULT_ROLE_R, 0, "-", "-",
+                                 "checks the Data Source STag and TO of a zero-size RDMA Read Request too "
+                                 "and answers one it does not expose with a TERMINATE; breaks "
+                                 "MPA-RCV-READ-SRC's zero-size half (only a peer that sends such a "
+                                 "Request shows it)",
+                                 "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)
