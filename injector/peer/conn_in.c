@@ -196,6 +196,7 @@ enum {
     DDP_UC_TOO_LONG = 0x05,
     RDMAP_ET_PROTECTION = 1, RDMAP_C_CANNOT_INVALIDATE = 0x09,
     RDMAP_C_INVALID_STAG = 0x00, RDMAP_C_BOUNDS = 0x01, RDMAP_C_TO_WRAP = 0x04,
+    RDMAP_ET_OPERATION = 2, RDMAP_C_CATASTROPHIC_STREAM = 0x07,
 };
 
 /* RFC 5040 5.2.1, 7.2: a non-empty Read Request names this end's one
@@ -285,6 +286,18 @@ static int seg_checks(conn *c, const mpa_ev_fpdu *f)
         !faulty(c, FAULT_INV_UNCHECKED)) {
         seg_error(c, f, MPA_TERM_LAYER_RDMAP, RDMAP_ET_PROTECTION, RDMAP_C_CANNOT_INVALIDATE);
         return 1;
+    }
+    if (h->opcode == MPA_RDMAP_ATOMIC_REQUEST && !h->tagged && f->ddp.complete &&
+        (f->ddp.u.atomic_req.to & 7u) != 0) {
+        /* RFC 7306 5.1.1, 5.1.2, 8.2: not performed; a TERMINATE of
+         * Remote Operation Error, catastrophic error localized to the
+         * stream (this end performs no Atomic Operation anyway). */
+        if (faulty(c, FAULT_ATOMIC_UNALIGNED)) {
+            c->fault_done = 1;
+        } else {
+            seg_error(c, f, MPA_TERM_LAYER_RDMAP, RDMAP_ET_OPERATION, RDMAP_C_CATASTROPHIC_STREAM);
+            return 1;
+        }
     }
     if (h->opcode == MPA_RDMAP_READ_REQUEST && !h->tagged && f->ddp.complete) {
         int zero = faulty(c, FAULT_READ_ZERO_CHECKED) && !f->ddp.u.rreq.size;

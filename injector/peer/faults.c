@@ -153,6 +153,12 @@ static const fault_info faults[FAULT__COUNT] = {
                                  "MPA-RCV-READ-SRC's zero-size half (only a peer that sends such a "
                                  "Request shows it)",
                                  "(the other end is the faulty one here)"},
+    [FAULT_ATOMIC_UNALIGNED] = {"atomic-unaligned", FAULT_ROLE_R, 0, "-", "-",
+                                "takes an RFC 7306 Atomic Request at a Remote Tagged Offset that is not "
+                                "a multiple of 8 like any other (no TERMINATE); breaks "
+                                "MPA-RDMAP-ATOMIC-ALIGN's responder half (only a peer that sends such a "
+                                "Request shows it)",
+                                "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

@@ -71,6 +71,7 @@ typedef enum peer_fault {
     FAULT_TERM_NO_HDR,
     FAULT_READ_UNCHECKED,
     FAULT_READ_ZERO_CHECKED,
+    FAULT_ATOMIC_UNALIGNED,
     FAULT__COUNT
 } peer_fault;
 
