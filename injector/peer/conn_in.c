@@ -191,7 +191,7 @@ static void seg_error(conn *c, const mpa_ev_fpdu *f, unsigned layer, unsigned et
  * (RFC 5040 4.8 figure 9). */
 enum {
     DDP_ET_TAGGED = 1, DDP_ET_UNTAGGED = 2,
-    DDP_TC_INVALID_STAG = 0x00,
+    DDP_TC_INVALID_STAG = 0x00, DDP_TC_BOUNDS = 0x01, DDP_TC_TO_WRAP = 0x03,
     DDP_UC_INVALID_QN = 0x01, DDP_UC_NO_BUFFER = 0x02, DDP_UC_MSN_RANGE = 0x03, DDP_UC_INVALID_MO = 0x04,
     DDP_UC_TOO_LONG = 0x05,
     RDMAP_ET_PROTECTION = 1, RDMAP_C_CANNOT_INVALIDATE = 0x09,
@@ -221,9 +221,9 @@ static int read_src_code(const mpa_rdma_read_req *rq, int zero_too)
 
 /* The checks a segment passes before it is placed or delivered (DDP's,
  * RFC 5041 7.1, then RDMAP's, RFC 5040 7.2); 1 when it failed one (the
- * reaction is set).  This end advertises no STag: a tagged segment with
- * data has an invalid STag, and so has the STag of a Send with
- * Invalidate.  Its untagged queues hold one buffer each, of RX_BUF_MAX
+ * reaction is set).  This end has one buffer, STag PEER_SRC_STAG: a
+ * tagged segment with data to another STag has an invalid STag, and the
+ * STag of a Send with Invalidate cannot be invalidated.  Its untagged queues hold one buffer each, of RX_BUF_MAX
  * octets, posted again as soon as a message completes: the only MSN in
  * range is the next one. */
 static int ddp_checks(conn *c, const mpa_ev_fpdu *f)
@@ -236,8 +236,22 @@ static int ddp_checks(conn *c, const mpa_ev_fpdu *f)
     if (h->tagged) {
         /* RFC 5041 7.1, tagged check 1 (zero-length segments, such as
          * the write RTR, are not checked). */
-        if (plen && h->opcode == MPA_RDMAP_RDMA_WRITE) {
+        if (!plen || h->opcode != MPA_RDMAP_RDMA_WRITE)
+            return 0;
+        if (h->stag != PEER_SRC_STAG) {
             seg_error(c, f, MPA_TERM_LAYER_DDP, DDP_ET_TAGGED, DDP_TC_INVALID_STAG);
+            return 1;
+        }
+        /* RFC 5041 7.1 tagged checks 2 to 4: TO and TO plus the payload
+         * inside the buffer, no wrap */
+        int code = h->to >= PEER_SRC_LEN          ? DDP_TC_BOUNDS
+                   : h->to + plen < h->to         ? DDP_TC_TO_WRAP
+                   : h->to + plen > PEER_SRC_LEN ? DDP_TC_BOUNDS
+                                                  : -1;
+        if (code >= 0 && faulty(c, FAULT_WRITE_UNBOUNDED)) {
+            c->fault_done = 1; /* placed, past the end */
+        } else if (code >= 0) {
+            seg_error(c, f, MPA_TERM_LAYER_DDP, DDP_ET_TAGGED, (unsigned)code);
             return 1;
         }
         return 0;

@@ -17,8 +17,9 @@
 #define SELF PEER_DIR_SELF
 #define PEER PEER_DIR_PEER
 
-/* The one buffer this end exposes for RDMA Reads (RFC 5040 7.2): STag 0
- * (the suites' default $src_stag), offsets 0 to PEER_SRC_LEN - 1. */
+/* The one buffer this end exposes, for RDMA Reads (RFC 5040 7.2) and
+ * Writes (RFC 5041 7.1): STag 0 (the suites' default $src_stag and
+ * $sink_stag), offsets 0 to PEER_SRC_LEN - 1. */
 #define PEER_SRC_STAG 0u
 #define PEER_SRC_LEN (1u << 20)
 

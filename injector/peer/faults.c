@@ -159,6 +159,11 @@ static const fault_info faults[FAULT__COUNT] = {
                                 "MPA-RDMAP-ATOMIC-ALIGN's responder half (only a peer that sends such a "
                                 "Request shows it)",
                                 "(the other end is the faulty one here)"},
+    [FAULT_WRITE_UNBOUNDED] = {"write-unbounded", FAULT_ROLE_R, 0, "-", "-",
+                               "places an RDMA Write to its STag past the end of that buffer (no bounds "
+                               "check); breaks MPA-RCV-DDP-TAGGED's bounds half (only a peer that sends "
+                               "such a Write shows it)",
+                               "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

@@ -72,6 +72,7 @@ typedef enum peer_fault {
     FAULT_READ_UNCHECKED,
     FAULT_READ_ZERO_CHECKED,
     FAULT_ATOMIC_UNALIGNED,
+    FAULT_WRITE_UNBOUNDED,
     FAULT__COUNT
 } peer_fault;
 
