@@ -863,6 +863,20 @@ static void case_clean_trm_ddp(cs_scen *s) { trm_ddp_run(s, 1, 0); }
 static void case_trm_hdrct(cs_scen *s) { trm_ddp_run(s, 0, 0); }
 static void case_trm_teardown(cs_scen *s) { trm_ddp_run(s, 1, 1); }
 
+/* RFC 5040 4.8: M=1 with a DDP Segment Length 4 more than the copied
+ * Send's ULPDU_Length (clean-trm-ddp carries the right one). */
+static void case_trm_seglen(cs_scen *s)
+{
+    cs_start_plain(s, 0, 1);
+    mpa_ddp snd = cs_ul_untagged(MPA_RDMAP_SEND, 0, 1);
+    size_t n = cs_ul_build(&snd, 8, g_ul, sizeof g_ul);
+    cs_fpdu(s, D0, g_ul, n);
+    mpa_ddp d = term_copying(1, 2, 5, &snd.hdr, (unsigned)n + 4);
+    cs_fpdu(s, D1, g_ul, cs_ul_build(&d, 0, g_ul, sizeof g_ul));
+    cs_end(s, D1, 0);
+    cs_end(s, D0, 0);
+}
+
 static void case_trm_copy_rreq(cs_scen *s)
 {
     cs_start_plain(s, 0, 1);
@@ -1315,6 +1329,57 @@ static void case_ddp_to_order(cs_scen *s)
     cs_close_both(s);
 }
 
+/* A Send whose segments start at MO 100: none at MO 0 (said when the
+ * next Send begins; the first seen at MO 100 is MO-ORDER's too). */
+static void case_ddp_mo_first(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    seg_send(s, D0, 1, 100, 0, 400);
+    seg_send(s, D0, 1, 500, 1, 100);
+    for (unsigned m = 2; m <= 4; m++)
+        seg_send(s, D0, m, 0, 1, 100);
+    cs_close_both(s);
+}
+
+/* A Send with Invalidate whose second segment names another STag. */
+static void case_ddp_rsvdulp_same(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    for (unsigned m = 1; m <= 3; m++) {
+        mpa_ddp d = cs_ul_untagged(MPA_RDMAP_SEND_INVALIDATE, 0, m);
+        d.hdr.rsvdulp = 0x100;
+        d.hdr.last = 0;
+        cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 400, g_ul, sizeof g_ul));
+        d.hdr.mo = 400;
+        d.hdr.last = 1;
+        d.hdr.rsvdulp = m == 2 ? 0x200 : 0x100;
+        cs_fpdu(s, D0, g_ul, cs_ul_build(&d, 100, g_ul, sizeof g_ul));
+    }
+    cs_close_both(s);
+}
+
+/* A zero-length Send in two segments (MO 0, no payload, L=0 then L=1). */
+static void case_ddp_zero_one(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    seg_send(s, D0, 1, 0, 1, 0);
+    seg_send(s, D0, 2, 0, 0, 0);
+    seg_send(s, D0, 2, 0, 1, 0);
+    seg_send(s, D0, 3, 0, 1, 100);
+    cs_close_both(s);
+}
+
+/* A Send whose second segment claims MO 0xFFFFFF00 with 512 octets: the
+ * message would be longer than 2^32 - 1 octets (and MO jumps). */
+static void case_ddp_msg_len(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    seg_send(s, D0, 1, 0, 0, 400);
+    seg_send(s, D0, 1, 0xFFFFFF00u, 1, 512);
+    seg_send(s, D0, 2, 0, 1, 100);
+    cs_close_both(s);
+}
+
 static void case_ddp_rsvd(cs_scen *s)
 {
     cs_start_plain(s, 0, 0);
@@ -1473,6 +1538,8 @@ static void case_rdmap_atomic_resp(cs_scen *s)
  * (RDMAP Remote Operation Error, catastrophic error localized to the
  * RDMAP Stream, its DDP header copied) in clean-atomic-align, with an
  * Atomic Response in rdmap-atomic-align. */
+/* answered: 0 a TERMINATE 0/2/7 (RFC 7306 8.2), 1 an Atomic Response,
+ * 2 a TERMINATE with another code (0/2/6, Unexpected OpCode). */
 static void atomic_align_run(cs_scen *s, int answered)
 {
     cs_start_plain(s, 0, 0);
@@ -1481,10 +1548,10 @@ static void atomic_align_run(cs_scen *s, int answered)
     size_t n = cs_ul_build(&bad, 0, g_ul, sizeof g_ul);
     cs_fpdu(s, D0, g_ul, n);
     ul_send(s, D1, atomic_resp(1, 1, 0), 0);
-    if (answered) {
+    if (answered == 1) {
         ul_send(s, D1, atomic_resp(2, 2, 0), 0);
     } else {
-        mpa_ddp t = term_copying(0, 2, 7, &bad.hdr, (unsigned)n);
+        mpa_ddp t = term_copying(0, 2, answered ? 6 : 7, &bad.hdr, (unsigned)n);
         ul_send(s, D1, t, 0);
     }
     cs_close_both(s);
@@ -1492,6 +1559,7 @@ static void atomic_align_run(cs_scen *s, int answered)
 
 static void case_clean_atomic_align(cs_scen *s) { atomic_align_run(s, 0); }
 static void case_rdmap_atomic_align(cs_scen *s) { atomic_align_run(s, 1); }
+static void case_rdmap_atomic_align_term(cs_scen *s) { atomic_align_run(s, 2); }
 
 /* ---- the capture itself: holes and mid-stream starts ------------------ */
 
@@ -1804,6 +1872,8 @@ const cs_case cs_cases[] = {
      case_clean_trm_ddp, ""},
     {"trm-hdrct", "TERM for a DDP error with M=D=0 (RFC 5040 4.8 Figure 10)", case_trm_hdrct, "MPA-TRM-HDRCT"},
     {"trm-teardown", "TERM, then a RST from its sender (RFC 5040 6.2.1)", case_trm_teardown, "MPA-TRM-TEARDOWN"},
+    {"trm-seglen", "TERM with M=1 and a DDP Segment Length not the copied Send's (RFC 5040 4.8)", case_trm_seglen,
+     "MPA-TRM-SEGLEN"},
     {"trm-early", "TERM about an FPDU whose rest is still to come", case_trm_early,
      "MPA-FPD-ALIGN MPA-DDP-QN"},
     {"qrk-trm-siw-crc", "siw TERM for a CRC error, nibbles swapped", case_qrk_trm_siw_crc,
@@ -1845,6 +1915,13 @@ const cs_case cs_cases[] = {
      case_ddp_mo_order, "MPA-DDP-MO-ORDER"},
     {"ddp-to-order", "an RDMA Write's second segment 16 octets past the first's end (RFC 5041 5.2, 5.3)",
      case_ddp_to_order, "MPA-DDP-TO-ORDER"},
+    {"ddp-mo-first", "a Send in two segments at MO 100 and 500, none at MO 0 (RFC 5041 4.3)", case_ddp_mo_first,
+     "MPA-DDP-MO-FIRST MPA-DDP-MO-ORDER"},
+    {"ddp-rsvdulp-same", "a Send with Invalidate's second segment names another STag (RFC 5041 4.3)",
+     case_ddp_rsvdulp_same, "MPA-DDP-RSVDULP-SAME"},
+    {"ddp-zero-one", "a zero-length Send in two segments (RFC 5041 5.2)", case_ddp_zero_one, "MPA-DDP-ZERO-ONE"},
+    {"ddp-msg-len", "a Send segment at MO 0xFFFFFF00 with 512 octets (RFC 5041 5.2)", case_ddp_msg_len,
+     "MPA-DDP-MO-ORDER MPA-DDP-MSG-LEN"},
     {"rdmap-opcode", "opcode 0xE", case_rdmap_opcode, "MPA-RDMAP-OPCODE"},
     {"rdmap-tagged-qn", "tagged Send, Send to QN 5", case_rdmap_tagged_qn, "MPA-RDMAP-TAGGED MPA-DDP-QN"},
     {"rdmap-one-seg", "Read Request L=0", case_rdmap_one_seg, "MPA-RDMAP-ONE-SEG"},
@@ -1882,10 +1959,14 @@ const cs_case cs_cases[] = {
      case_rdmap_atomic_resp, "MPA-RDMAP-ATOMIC-RESP"},
     {"rdmap-atomic-unused", "FetchAdd with Compare Mask 0 (RFC 7306 5.2.1)", case_rdmap_atomic_unused,
      "MPA-RDMAP-ATOMIC-UNUSED"},
-    {"clean-atomic-align", "an Atomic Request at TO 0x2004 answered with a TERMINATE (RFC 7306 8.2)",
-     case_clean_atomic_align, ""},
+    {"clean-atomic-align",
+     "an Atomic Request at TO 0x2004 answered with TERMINATE 0/2/7: the responder right, the requester not (RFC 7306 8.2)",
+     case_clean_atomic_align, "MPA-RDMAP-ATOMIC-REQ-ALIGN"},
     {"rdmap-atomic-align", "an Atomic Request at TO 0x2004 answered with an Atomic Response (RFC 7306 5.1.2, 8.2)",
-     case_rdmap_atomic_align, "MPA-RDMAP-ATOMIC-ALIGN"},
+     case_rdmap_atomic_align, "MPA-RDMAP-ATOMIC-ALIGN MPA-RDMAP-ATOMIC-REQ-ALIGN"},
+    {"rdmap-atomic-align-term",
+     "an Atomic Request at TO 0x2004 answered with TERMINATE 0/2/6, not 0/2/7 (RFC 7306 5.2.1, 8.2)",
+     case_rdmap_atomic_align_term, "MPA-RDMAP-ATOMIC-ALIGN MPA-RDMAP-ATOMIC-REQ-ALIGN"},
     {"cap-hole", "a lost segment each way (RFC 5044 4.3)", case_cap_hole, "MPA-CAP-HOLE MPA-CAP-RESYNC"},
     {"cap-not-judged", "the Initiator's first FPDU lost: the Responder's first FPDU not judged (RFC 5044 7.1.2)",
      case_cap_not_judged, "MPA-CAP-HOLE MPA-CAP-NOT-JUDGED MPA-CAP-RESYNC"},

@@ -62,12 +62,14 @@ enum { PROBE_NONE = 0, PROBE_REJECT, PROBE_BAD_KEY };
  * first segment seen after a hole, a mid-stream start or doubt (no
  * finding then); each rule is said once per direction and queue. */
 #define SEQ_NQ 4
-enum { SQ_KNOWN = 1, SQ_OPEN = 2, SQ_FIRST = 4 };
+enum { SQ_KNOWN = 1, SQ_OPEN = 2, SQ_FIRST = 4, SQ_MO0 = 8 /* the message's MO 0 segment came, or was not seen */ };
 typedef struct seq_q {
-    uint32_t msn; /* of the open message, or of the last one closed */
-    uint32_t mo;  /* open: the MO the next segment continues at */
-    uint8_t st;   /* SQ_* */
-    uint8_t said; /* rules said on this queue (SEQ_SAID_*) */
+    uint32_t msn;     /* of the open message, or of the last one closed */
+    uint32_t mo;      /* open: the MO the next segment continues at */
+    uint32_t rsvdulp; /* open: the RsvdULP octets 2..5 of its segments */
+    uint8_t ctl;      /* open: ... and its RDMAP control octet */
+    uint8_t st;       /* SQ_* */
+    uint16_t said;    /* rules said on this queue (SEQ_SAID_*) */
 } seq_q;
 typedef struct seq_st {
     seq_q q[SEQ_NQ];
@@ -119,6 +121,7 @@ typedef struct dirst {
     uint64_t mode_off;
     uint64_t nfpdu;
     mpa_ddp_hdr hist[HIST_N]; /* the last segment headers sent, ring */
+    uint16_t hist_len[HIST_N]; /* ... and their ULPDU_Length */
     uint8_t hist_pos;
     uint32_t rr_stag[RQ_N][2]; /* sink and source STag of the last Read Requests sent, ring */
     uint8_t rr_pos;
@@ -963,7 +966,11 @@ static void check_atomic(S *s, int dir, uint64_t off, const mpa_ddp *dd)
         return; /* Requests before the capture began are unknown */
     if (dd->hdr.opcode == MPA_RDMAP_ATOMIC_REQUEST) {
         /* RFC 7306 5.1.1, 5.1.2, 8.2: a misaligned one gets a TERMINATE */
-        atomicq_push_flag(&s->d[dir].aq, dd->u.atomic_req.req_id, (dd->u.atomic_req.to & 7u) != 0);
+        int mis = (dd->u.atomic_req.to & 7u) != 0;
+        if (mis) /* RFC 7306 5.2.1: the requester names an aligned target */
+            finding(s, dir, off, MPA_F_RDMAP_ATOMIC_REQ_ALIGN, "Atomic Request %u: Remote Tagged Offset 0x%llx",
+                    dd->u.atomic_req.req_id, (unsigned long long)dd->u.atomic_req.to);
+        atomicq_push_flag(&s->d[dir].aq, dd->u.atomic_req.req_id, mis);
         return;
     }
     if (dd->hdr.opcode != MPA_RDMAP_ATOMIC_RESPONSE)
@@ -990,6 +997,23 @@ static void check_atomic(S *s, int dir, uint64_t off, const mpa_ddp *dd)
     if (q->last_flag)
         finding(s, dir, off, MPA_F_RDMAP_ATOMIC_ALIGN,
                 "Atomic Response to Request %u, whose Remote Tagged Offset is not 8-octet aligned", id);
+}
+
+/* RFC 7306 8.2: a TERMINATE that copies the header of an Atomic Request
+ * while the peer's oldest outstanding one is misaligned answers it: its
+ * codes are RDMAP, Remote Operation Error, catastrophic error localized
+ * to the RDMAP Stream. */
+static void check_atomic_term(S *s, int dir, uint64_t off, const mpa_term_ctl *c, const mpa_ddp_hdr *copied)
+{
+    const atomicq *q = &s->d[!dir].aq;
+    if (copied->tagged || copied->opcode != MPA_RDMAP_ATOMIC_REQUEST || q->blind || !q->n ||
+        !(q->flag >> q->head & 1u))
+        return;
+    if (c->layer == MPA_TERM_LAYER_RDMAP && c->etype == 2 && c->code == 0x07)
+        return;
+    finding(s, dir, off, MPA_F_RDMAP_ATOMIC_ALIGN,
+            "TERMINATE %u/%u/0x%02x for the misaligned Atomic Request %u; RFC 7306 8.2 wants 0/2/0x07 (%s)", c->layer,
+            c->etype, c->code, q->id[q->head], mpa_term_code_name(MPA_TERM_LAYER_RDMAP, 2, 0x07));
 }
 
 /* ---- TERMINATE plausibility (term.h), RDMA Read matching ------------ */
@@ -1051,25 +1075,38 @@ static void term_ctx(const S *s, int dir, uint64_t index, mpa_term_ctx *x)
     }
 }
 
-static void record_sent(S *s, int dir, const mpa_ddp_hdr *h)
+static void record_sent(S *s, int dir, const mpa_ddp_hdr *h, uint32_t ulpdu_len)
 {
     dirst *d = &s->d[dir];
     d->hist[d->hist_pos] = *h;
+    d->hist_len[d->hist_pos] = (uint16_t)ulpdu_len;
     d->hist_pos = (uint8_t)((d->hist_pos + 1) % HIST_N);
 }
 
-/* RFC 5040 4.8: the copied DDP header is one the peer sent. */
-static void check_copy(S *s, int dir, uint64_t off, const mpa_ddp_hdr *c)
+/* RFC 5040 4.8: the copied DDP header is one the peer sent, and with
+ * M=1 (seglen >= 0) the DDP Segment Length is that segment's length. */
+static void check_copy(S *s, int dir, uint64_t off, const mpa_ddp_hdr *c, int32_t seglen)
 {
     const dirst *p = &s->d[!dir];
     if (peer_unknown(s, dir) || p->rx.started) /* the segment may be the one still arriving */
         return;
     uint64_t n = p->nfpdu < HIST_N ? p->nfpdu : HIST_N;
+    int found = 0;
+    uint16_t len = 0;
     for (uint64_t i = 0; i < n; i++) {
         const mpa_ddp_hdr *h = &p->hist[i];
         if (h->tagged == c->tagged && h->opcode == c->opcode &&
-            (c->tagged ? h->stag == c->stag && h->to == c->to : h->qn == c->qn && h->msn == c->msn && h->mo == c->mo))
-            return;
+            (c->tagged ? h->stag == c->stag && h->to == c->to : h->qn == c->qn && h->msn == c->msn && h->mo == c->mo)) {
+            if (seglen < 0 || p->hist_len[i] == seglen)
+                return;
+            found = 1;
+            len = p->hist_len[i];
+        }
+    }
+    if (found) {
+        finding(s, dir, off, MPA_F_TRM_SEGLEN, "M=1, DDP Segment Length %d; the copied %s segment's ULPDU_Length is %u",
+                (int)seglen, mpa_rdmap_opcode_name(c->opcode), len);
+        return;
     }
     if (p->nfpdu > HIST_N) /* it may be older than what is kept */
         return;
@@ -1190,7 +1227,7 @@ static void check_terminate(S *s, int dir, uint64_t off, mpa_ev_fpdu *e)
             size_t hl = (e->ulpdu[at] & 0x80u) ? MPA_DDP_TAGGED_HDR_LEN : MPA_DDP_UNTAGGED_HDR_LEN;
             if (e->ulpdu_avail >= at + hl) {
                 (void)mpa_ddp_decode(e->ulpdu + at, hl, hl, &ch, NULL);
-                check_copy(s, dir, off, &ch.hdr);
+                check_copy(s, dir, off, &ch.hdr, -1);
             }
         }
         return;
@@ -1228,8 +1265,10 @@ static void check_terminate(S *s, int dir, uint64_t off, mpa_ev_fpdu *e)
     }
     if (v != MPA_TERM_UNDEFINED && v != MPA_TERM_LAYOUT) /* the bits alone, whatever the context */
         check_hdrct(s, dir, off, &e->ddp.u.term, c, &x);
-    if (e->ddp.u.term.has_ddp_hdr)
-        check_copy(s, dir, off, &e->ddp.u.term.ddp_hdr);
+    if (e->ddp.u.term.has_ddp_hdr) {
+        check_copy(s, dir, off, &e->ddp.u.term.ddp_hdr, c->m ? (int32_t)e->ddp.u.term.seglen : -1);
+        check_atomic_term(s, dir, off, c, &e->ddp.u.term.ddp_hdr);
+    }
     if (e->ddp.u.term.rdma_hdr_is_rreq)
         check_copy_rreq(s, dir, off, &e->ddp.u.term.rreq);
 }
@@ -1350,7 +1389,17 @@ static void check_read_resp(S *s, int dir, uint64_t off, const mpa_ev_fpdu *e)
 
 /* ---- DDP sequencing (RFC 5041 4.1, 4.3, 5.2, 5.3) --------------------- */
 
-enum { SEQ_SAID_START = 1, SEQ_SAID_NEXT = 2, SEQ_SAID_SAME = 4, SEQ_SAID_LAST = 8, SEQ_SAID_MO = 16 };
+enum {
+    SEQ_SAID_START = 1,
+    SEQ_SAID_NEXT = 2,
+    SEQ_SAID_SAME = 4,
+    SEQ_SAID_LAST = 8,
+    SEQ_SAID_MO = 16,
+    SEQ_SAID_MO_FIRST = 32,
+    SEQ_SAID_RSVDULP = 64,
+    SEQ_SAID_ZERO = 128,
+    SEQ_SAID_LEN = 256
+};
 
 /* What this direction sent is no longer fully known (a hole, doubt, a
  * resync, a segment not judged): every queue is learnt again from its
@@ -1384,19 +1433,53 @@ static int seq_say(seq_q *q, unsigned bit)
     return 1;
 }
 
-/* The segment opens (or, with L=1, is) a message: the queue follows it. */
-static void seq_learn(seq_q *q, const mpa_ddp_hdr *h, uint32_t len)
+static uint8_t seq_ctl(const mpa_ddp_hdr *h)
+{
+    return (uint8_t)(h->rv << 6 | h->rdmap_rsvd << 4 | h->opcode);
+}
+
+/* The segment opens (or, with L=1, is) a message, or goes on with it
+ * (keep: SQ_MO0 from its earlier segments): the queue follows it. */
+static void seq_learn(seq_q *q, const mpa_ddp_hdr *h, uint32_t len, unsigned keep)
 {
     q->msn = h->msn;
     q->mo = h->mo + len;
-    q->st = (uint8_t)(SQ_KNOWN | (h->last ? 0 : SQ_OPEN));
+    q->rsvdulp = h->rsvdulp;
+    q->ctl = seq_ctl(h);
+    q->st = (uint8_t)(SQ_KNOWN | (h->last ? 0 : SQ_OPEN) | (h->mo == 0 ? SQ_MO0 : 0) | (keep & SQ_MO0));
+}
+
+/* RFC 5041 4.3: a new message begins on the queue; the one before it
+ * had its first segment at MO 0 (sent out of order is only a SHOULD,
+ * MO-ORDER: the MUST is broken when no segment at MO 0 came at all). */
+static void seq_begin(S *s, int dir, uint64_t off, seq_q *q, const mpa_ddp_hdr *h)
+{
+    if (!(q->st & (SQ_FIRST | SQ_MO0)) && seq_say(q, SEQ_SAID_MO_FIRST))
+        finding(s, dir, off, MPA_F_DDP_MO_FIRST, "QN %u MSN %u: no segment of the message at MO 0 (MSN %u begins)",
+                h->qn, q->msn, h->msn);
+}
+
+/* RFC 5041 4.3, 5.2: a further segment of the open message keeps its
+ * RsvdULP; a zero-length message is one segment. */
+static void seq_more(S *s, int dir, uint64_t off, seq_q *q, const mpa_ddp_hdr *h, uint32_t len)
+{
+    if ((h->rsvdulp != q->rsvdulp || seq_ctl(h) != q->ctl) && seq_say(q, SEQ_SAID_RSVDULP))
+        finding(s, dir, off, MPA_F_DDP_RSVDULP_SAME,
+                "QN %u MSN %u: segment at MO %u carries RsvdULP 0x%02x %08x, the message's earlier segment 0x%02x %08x",
+                h->qn, h->msn, h->mo, seq_ctl(h), h->rsvdulp, q->ctl, q->rsvdulp);
+    if (h->last && h->mo == 0 && len == 0 && q->mo == 0 && seq_say(q, SEQ_SAID_ZERO))
+        finding(s, dir, off, MPA_F_DDP_ZERO_ONE, "QN %u MSN %u: a zero-length message in more than one segment",
+                h->qn, h->msn);
 }
 
 static void seq_untagged(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, uint32_t len)
 {
     seq_q *q = &s->d[dir].seq.q[h->qn];
+    if ((uint64_t)h->mo + len > UINT32_MAX && seq_say(q, SEQ_SAID_LEN))
+        finding(s, dir, off, MPA_F_DDP_MSG_LEN, "QN %u MSN %u: MO %u plus %u payload octets reach past 2^32 - 1",
+                h->qn, h->msn, h->mo, len);
     if (!(q->st & SQ_KNOWN)) {
-        seq_learn(q, h, len);
+        seq_learn(q, h, len, SQ_MO0); /* its start may be unseen */
         return;
     }
     if (q->st & SQ_OPEN) {
@@ -1404,18 +1487,20 @@ static void seq_untagged(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, uint
             if (h->mo != q->mo && seq_say(q, SEQ_SAID_MO))
                 finding(s, dir, off, MPA_F_DDP_MO_ORDER, "QN %u MSN %u: MO %u, %u octets sent before it", h->qn,
                         h->msn, h->mo, q->mo);
-            seq_learn(q, h, len);
+            seq_more(s, dir, off, q, h, len);
+            seq_learn(q, h, len, q->st);
         } else if (h->mo == 0) {
             /* A new message while the last one has not ended. */
             if (seq_say(q, SEQ_SAID_LAST))
                 finding(s, dir, off, MPA_F_DDP_LAST, "QN %u: MSN %u begins before the last segment (L=1) of MSN %u",
                         h->qn, h->msn, q->msn);
-            seq_learn(q, h, len);
+            seq_begin(s, dir, off, q, h);
+            seq_learn(q, h, len, 0);
         } else {
             if (seq_say(q, SEQ_SAID_SAME))
                 finding(s, dir, off, MPA_F_DDP_MSN_SAME, "QN %u: segment at MO %u carries MSN %u; the open message is MSN %u",
                         h->qn, h->mo, h->msn, q->msn);
-            seq_learn(q, h, len);
+            seq_learn(q, h, len, SQ_MO0);
         }
         return;
     }
@@ -1428,7 +1513,11 @@ static void seq_untagged(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, uint
         if (seq_say(q, SEQ_SAID_LAST))
             finding(s, dir, off, MPA_F_DDP_LAST, "QN %u MSN %u: a segment (MO %u) follows the message's L=1 segment",
                     h->qn, h->msn, h->mo);
-    } else if (h->msn != want) {
+        seq_learn(q, h, len, q->st);
+        return;
+    }
+    seq_begin(s, dir, off, q, h);
+    if (h->msn != want) {
         if ((q->st & SQ_FIRST) ? seq_say(q, SEQ_SAID_START) : seq_say(q, SEQ_SAID_NEXT))
             finding(s, dir, off, (q->st & SQ_FIRST) ? MPA_F_DDP_MSN_START : MPA_F_DDP_MSN_NEXT,
                     "QN %u: MSN %u, expected %u", h->qn, h->msn, want);
@@ -1436,7 +1525,7 @@ static void seq_untagged(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, uint
         finding(s, dir, off, MPA_F_DDP_MO_ORDER, "QN %u MSN %u: the message's first segment has MO %u", h->qn, h->msn,
                 h->mo);
     }
-    seq_learn(q, h, len);
+    seq_learn(q, h, len, 0);
 }
 
 /* RFC 5041 5.2, 5.3: a tagged message's next segment (same STag) goes
@@ -2195,7 +2284,7 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_READ_RESPONSE && e->ddp.hdr.tagged)
         check_read_resp(s, dir, foff, e);
     if (e->ddp.hdr_len && e->ddp.seen_len >= e->ddp.hdr_len)
-        record_sent(s, dir, &e->ddp.hdr);
+        record_sent(s, dir, &e->ddp.hdr, e->ulpdu_len);
     /* Markers whose form a hole left unsettled may be read at the wrong
      * octets: the header the CRC covers is then not the one sent. */
     check_seq(s, dir, foff, e, e->crc != MPA_CRC_BAD && !d->doubt && !(d->markers && d->mk_unsure));

@@ -189,23 +189,46 @@ static void seg_error(conn *c, const mpa_ev_fpdu *f, unsigned layer, unsigned et
     c->react_code = (uint8_t)code;
     c->react_seglen = (uint16_t)f->ulpdu_len;
     c->react_hdr = f->ddp.hdr;
+    c->react_r = 0;
 }
 
 /* DDP error types and codes (RFC 5041 7.2) and the RDMAP one used here
  * (RFC 5040 4.8 figure 9). */
 enum {
     DDP_ET_TAGGED = 1, DDP_ET_UNTAGGED = 2,
-    DDP_TC_INVALID_STAG = 0x00,
+    DDP_TC_INVALID_STAG = 0x00, DDP_TC_BOUNDS = 0x01, DDP_TC_TO_WRAP = 0x03,
     DDP_UC_INVALID_QN = 0x01, DDP_UC_NO_BUFFER = 0x02, DDP_UC_MSN_RANGE = 0x03, DDP_UC_INVALID_MO = 0x04,
     DDP_UC_TOO_LONG = 0x05,
     RDMAP_ET_PROTECTION = 1, RDMAP_C_CANNOT_INVALIDATE = 0x09,
+    RDMAP_C_INVALID_STAG = 0x00, RDMAP_C_BOUNDS = 0x01, RDMAP_C_TO_WRAP = 0x04,
+    RDMAP_ET_OPERATION = 2, RDMAP_C_CATASTROPHIC_STREAM = 0x07,
 };
+
+/* RFC 5040 5.2.1, 7.2: a non-empty Read Request names this end's one
+ * readable buffer (STag PEER_SRC_STAG, offsets 0 to PEER_SRC_LEN - 1),
+ * its range and no wrap; a zero-size one is not checked (unless
+ * zero_too: a fault).  -1 when it passes, else the Remote Protection
+ * Error code. */
+static int read_src_code(const mpa_rdma_read_req *rq, int zero_too)
+{
+    if (!rq->size && !zero_too)
+        return -1;
+    if (rq->src_stag != PEER_SRC_STAG)
+        return RDMAP_C_INVALID_STAG;
+    if (rq->src_to >= PEER_SRC_LEN)
+        return RDMAP_C_BOUNDS;
+    if (rq->src_to + rq->size < rq->src_to)
+        return RDMAP_C_TO_WRAP;
+    if (rq->src_to + rq->size > PEER_SRC_LEN)
+        return RDMAP_C_BOUNDS;
+    return -1;
+}
 
 /* The checks a segment passes before it is placed or delivered (DDP's,
  * RFC 5041 7.1, then RDMAP's, RFC 5040 7.2); 1 when it failed one (the
- * reaction is set).  This end advertises no STag: a tagged segment with
- * data has an invalid STag, and so has the STag of a Send with
- * Invalidate.  Its untagged queues hold one buffer each, of RX_BUF_MAX
+ * reaction is set).  This end has one buffer, STag PEER_SRC_STAG: a
+ * tagged segment with data to another STag has an invalid STag, and the
+ * STag of a Send with Invalidate cannot be invalidated.  Its untagged queues hold one buffer each, of RX_BUF_MAX
  * octets, posted again as soon as a message completes: the only MSN in
  * range is the next one. */
 static int ddp_checks(conn *c, const mpa_ev_fpdu *f)
@@ -218,8 +241,22 @@ static int ddp_checks(conn *c, const mpa_ev_fpdu *f)
     if (h->tagged) {
         /* RFC 5041 7.1, tagged check 1 (zero-length segments, such as
          * the write RTR, are not checked). */
-        if (plen && h->opcode == MPA_RDMAP_RDMA_WRITE) {
+        if (!plen || h->opcode != MPA_RDMAP_RDMA_WRITE)
+            return 0;
+        if (h->stag != PEER_SRC_STAG) {
             seg_error(c, f, MPA_TERM_LAYER_DDP, DDP_ET_TAGGED, DDP_TC_INVALID_STAG);
+            return 1;
+        }
+        /* RFC 5041 7.1 tagged checks 2 to 4: TO and TO plus the payload
+         * inside the buffer, no wrap */
+        int code = h->to >= PEER_SRC_LEN          ? DDP_TC_BOUNDS
+                   : h->to + plen < h->to         ? DDP_TC_TO_WRAP
+                   : h->to + plen > PEER_SRC_LEN ? DDP_TC_BOUNDS
+                                                  : -1;
+        if (code >= 0 && faulty(c, FAULT_WRITE_UNBOUNDED)) {
+            c->fault_done = 1; /* placed, past the end */
+        } else if (code >= 0) {
+            seg_error(c, f, MPA_TERM_LAYER_DDP, DDP_ET_TAGGED, (unsigned)code);
             return 1;
         }
         return 0;
@@ -268,6 +305,34 @@ static int seg_checks(conn *c, const mpa_ev_fpdu *f)
         !faulty(c, FAULT_INV_UNCHECKED)) {
         seg_error(c, f, MPA_TERM_LAYER_RDMAP, RDMAP_ET_PROTECTION, RDMAP_C_CANNOT_INVALIDATE);
         return 1;
+    }
+    if (h->opcode == MPA_RDMAP_ATOMIC_REQUEST && !h->tagged && f->ddp.complete &&
+        (f->ddp.u.atomic_req.to & 7u) != 0) {
+        /* RFC 7306 5.1.1, 5.1.2, 8.2: not performed; a TERMINATE of
+         * Remote Operation Error, catastrophic error localized to the
+         * stream (this end performs no Atomic Operation anyway). */
+        if (faulty(c, FAULT_ATOMIC_UNALIGNED)) {
+            c->fault_done = 1;
+        } else {
+            seg_error(c, f, MPA_TERM_LAYER_RDMAP, RDMAP_ET_OPERATION, RDMAP_C_CATASTROPHIC_STREAM);
+            return 1;
+        }
+    }
+    if (h->opcode == MPA_RDMAP_READ_REQUEST && !h->tagged && f->ddp.complete) {
+        int zero = faulty(c, FAULT_READ_ZERO_CHECKED) && !f->ddp.u.rreq.size;
+        int code = read_src_code(&f->ddp.u.rreq, zero);
+        if (zero && code >= 0)
+            c->fault_done = 1;
+        if (code >= 0 && faulty(c, FAULT_READ_UNCHECKED)) {
+            c->fault_done = 1; /* answered as if the source were good */
+        } else if (code >= 0) {
+            /* RFC 5040 4.8 figure 10: a Remote Protection Error about a
+             * Read Request copies its RDMA header too */
+            seg_error(c, f, MPA_TERM_LAYER_RDMAP, RDMAP_ET_PROTECTION, (unsigned)code);
+            c->react_r = 1;
+            c->react_rreq = f->ddp.u.rreq;
+            return 1;
+        }
     }
     return 0;
 }

@@ -18,7 +18,7 @@
 /* Scratch for the ULPDU being built; this program has one thread. */
 static uint8_t ulp_out[MPA_ULPDU_MAX + 64];
 
-#define READ_MAX (1u << 20)      /* largest RDMA Read this end answers */
+#define READ_MAX PEER_SRC_LEN /* largest RDMA Read this end answers */
 
 /* ---- the queue and the end ------------------------------------------- */
 
@@ -259,6 +259,8 @@ void queue_term_seg(conn *c)
         d.u.term.d = 1;
         d.u.term.seglen = c->react_seglen;
         d.u.term.ddp_hdr = c->react_hdr;
+        d.u.term.r = c->react_r;
+        d.u.term.rreq = c->react_rreq;
     }
     queue_fpdu(c, &d, NULL, 0);
     c->term_sent = c->react_code ? c->react_code : 0xFF;

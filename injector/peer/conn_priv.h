@@ -17,6 +17,12 @@
 #define SELF PEER_DIR_SELF
 #define PEER PEER_DIR_PEER
 
+/* The one buffer this end exposes, for RDMA Reads (RFC 5040 7.2) and
+ * Writes (RFC 5041 7.1): STag 0 (the suites' default $src_stag and
+ * $sink_stag), offsets 0 to PEER_SRC_LEN - 1. */
+#define PEER_SRC_STAG 0u
+#define PEER_SRC_LEN (1u << 20)
+
 /* ---- conn_out.c: what this end queues ----------------------------------- */
 
 /* Room for more octets in b: 0, or -1 when memory runs out. */

@@ -141,6 +141,29 @@ static const fault_info faults[FAULT__COUNT] = {
                            "Length, no copied DDP header; breaks MPA-RCV-TERM-HDR (only a peer that "
                            "sends a bad segment shows it)",
                            "(the other end is the faulty one here)"},
+    [FAULT_READ_UNCHECKED] = {"read-unchecked", FAULT_ROLE_R, 0, "-", "-",
+                              "answers every RDMA Read Request without the Data Source checks of "
+                              "RFC 5040 7.2 (an STag it never exposed, an offset or size past its "
+                              "readable buffer); breaks MPA-RCV-READ-SRC (only a peer that sends such "
+                              "a Request shows it)",
+                              "(the other end is the faulty one here)"},
+    [FAULT_READ_ZERO_CHECKED] = {"read-zero-checked", FAULT_ROLE_R, 0, "-", "-",
+                                 "checks the Data Source STag and TO of a zero-size RDMA Read Request too "
+                                 "and answers one it does not expose with a TERMINATE; breaks "
+                                 "MPA-RCV-READ-SRC's zero-size half (only a peer that sends such a "
+                                 "Request shows it)",
+                                 "(the other end is the faulty one here)"},
+    [FAULT_ATOMIC_UNALIGNED] = {"atomic-unaligned", FAULT_ROLE_R, 0, "-", "-",
+                                "takes an RFC 7306 Atomic Request at a Remote Tagged Offset that is not "
+                                "a multiple of 8 like any other (no TERMINATE); breaks "
+                                "MPA-RDMAP-ATOMIC-ALIGN's responder half (only a peer that sends such a "
+                                "Request shows it)",
+                                "(the other end is the faulty one here)"},
+    [FAULT_WRITE_UNBOUNDED] = {"write-unbounded", FAULT_ROLE_R, 0, "-", "-",
+                               "places an RDMA Write to its STag past the end of that buffer (no bounds "
+                               "check); breaks MPA-RCV-DDP-TAGGED's bounds half (only a peer that sends "
+                               "such a Write shows it)",
+                               "(the other end is the faulty one here)"},
     [FAULT_A1_IGNORED] = {"a1-ignored", FAULT_ROLE_I, FAULT_NEEDS_ENH, "-", "-",
                           "takes a Reply's A=1 that its Request (A=0) did not ask for as A=0: sends its "
                           "data, no RTR and no TERMINATE (only a Responder that sends such a Reply shows "

@@ -69,6 +69,10 @@ typedef enum peer_fault {
     FAULT_ALIGNED_ONLY,
     FAULT_MSN_PER_SEGMENT,
     FAULT_TERM_NO_HDR,
+    FAULT_READ_UNCHECKED,
+    FAULT_READ_ZERO_CHECKED,
+    FAULT_ATOMIC_UNALIGNED,
+    FAULT_WRITE_UNBOUNDED,
     FAULT_A1_IGNORED,
     FAULT__COUNT
 } peer_fault;
@@ -200,6 +204,8 @@ typedef struct conn {
     uint8_t react_seg, react_layer, react_etype;
     uint16_t react_seglen;
     mpa_ddp_hdr react_hdr;
+    uint8_t react_r;             /* the TERMINATE copies react_rreq (R=1) */
+    mpa_rdma_read_req react_rreq; /* the Read Request that failed its checks */
     uint8_t reacted;      /* the reaction was carried out */
     uint8_t term_sent, term_rcvd; /* codes (0 none) */
     uint8_t fault_done;   /* the fault was applied */

@@ -39,8 +39,10 @@ static void write_seg(cs_scen *s, int dir, uint32_t stag, uint64_t to, int last,
     cs_fpdu(s, dir, ul, cs_ul_build(&d, pl, ul, sizeof ul));
 }
 
-static const mpa_finding_id seq_ids[] = {MPA_F_DDP_MSN_START, MPA_F_DDP_MSN_NEXT, MPA_F_DDP_MSN_SAME,
-                                         MPA_F_DDP_LAST,      MPA_F_DDP_MO_ORDER, MPA_F_DDP_TO_ORDER};
+static const mpa_finding_id seq_ids[] = {MPA_F_DDP_MSN_START, MPA_F_DDP_MSN_NEXT,      MPA_F_DDP_MSN_SAME,
+                                         MPA_F_DDP_LAST,      MPA_F_DDP_MO_ORDER,      MPA_F_DDP_TO_ORDER,
+                                         MPA_F_DDP_MO_FIRST,  MPA_F_DDP_RSVDULP_SAME, MPA_F_DDP_ZERO_ONE,
+                                         MPA_F_DDP_MSG_LEN};
 #define NSEQ (sizeof seq_ids / sizeof seq_ids[0])
 
 /* Runs s (whole, then octet by octet: the same counts) and checks the
@@ -59,7 +61,7 @@ static void expect(const char *what, cs_scen *s, const unsigned want[NSEQ])
     cs_free(s);
 }
 
-enum { START, NEXT, SAME, LAST, MO, TO };
+enum { START, NEXT, SAME, LAST, MO, TO, MO_FIRST, RSVDULP, ZERO, LEN };
 
 /* Right: several queues, messages of several segments, Terminate. */
 static void test_clean(void)
@@ -325,6 +327,69 @@ static void test_tagged(void)
     expect("tagged TO", &s, (unsigned[NSEQ]){[TO] = 1});
 }
 
+/* RFC 5041 4.3: no segment of a message at MO 0 (MUST) against segments
+ * sent out of order (MO-ORDER, a SHOULD); said when the next begins. */
+static void test_mo_first(void)
+{
+    cs_scen s;
+    cs_init(&s);
+    cs_start_plain(&s, 0, 0);
+    send(&s, 0, 1, 100, 0, 100);
+    send(&s, 0, 1, 200, 1, 100);
+    send(&s, 0, 2, 0, 1, 100);
+    send(&s, 0, 3, 50, 1, 100); /* again: said once a queue */
+    send(&s, 0, 4, 0, 1, 100);
+    cs_close_both(&s);
+    expect("no MO 0", &s, (unsigned[NSEQ]){[MO] = 1, [MO_FIRST] = 1});
+
+    /* MO 0 came last: out of order only. */
+    cs_init(&s);
+    cs_start_plain(&s, 0, 0);
+    send(&s, 0, 1, 100, 0, 100);
+    send(&s, 0, 1, 0, 1, 100);
+    send(&s, 0, 2, 0, 1, 100);
+    cs_close_both(&s);
+    expect("MO 0 last", &s, (unsigned[NSEQ]){[MO] = 1});
+}
+
+/* RFC 5041 4.3: RsvdULP (RDMAP control octet, Invalidate STag) kept
+ * within a message; 5.2: zero-length messages are one segment, and a
+ * message is shorter than 2^32 octets. */
+static void test_rsvdulp_zero_len(void)
+{
+    cs_scen s;
+    cs_init(&s);
+    cs_start_plain(&s, 0, 0);
+    useg(&s, 0, MPA_RDMAP_SEND, 0, 1, 0, 0, 100);
+    useg(&s, 0, MPA_RDMAP_SEND_SE, 0, 1, 100, 1, 100); /* opcode changes */
+    useg(&s, 0, MPA_RDMAP_SEND, 0, 2, 0, 0, 100);
+    useg(&s, 0, MPA_RDMAP_SEND_SE, 0, 2, 100, 1, 100); /* said once */
+    useg(&s, 0, MPA_RDMAP_SEND_SE, 0, 3, 0, 0, 100);
+    useg(&s, 0, MPA_RDMAP_SEND_SE, 0, 3, 100, 1, 100); /* the same: right */
+    cs_close_both(&s);
+    expect("RsvdULP", &s, (unsigned[NSEQ]){[RSVDULP] = 1});
+
+    cs_init(&s);
+    cs_start_plain(&s, 0, 0);
+    send(&s, 0, 1, 0, 1, 0);  /* one segment: right */
+    send(&s, 0, 2, 0, 0, 0);  /* L=0, no payload ... */
+    send(&s, 0, 2, 0, 1, 0);  /* ... and the end: zero-length in two */
+    send(&s, 0, 3, 0, 0, 0);  /* an empty first segment, */
+    send(&s, 0, 3, 0, 1, 10); /* then payload: not zero-length */
+    cs_close_both(&s);
+    expect("zero-length", &s, (unsigned[NSEQ]){[ZERO] = 1});
+
+    cs_init(&s);
+    cs_start_plain(&s, 0, 0);
+    send(&s, 0, 1, 0, 0, 100);
+    send(&s, 0, 1, 100, 0, 100);
+    send(&s, 0, 1, 0xFFFFFF00u, 1, 256); /* ends at exactly 2^32: one too many */
+    send(&s, 0, 2, 0, 0, 100);
+    send(&s, 0, 2, 0xFFFFFF00u, 1, 255); /* ends at 2^32 - 1: right, but MO jumps (said once) */
+    cs_close_both(&s);
+    expect("length", &s, (unsigned[NSEQ]){[MO] = 1, [LEN] = 1});
+}
+
 int main(void)
 {
     t_name = "seq";
@@ -340,5 +405,7 @@ int main(void)
     test_bad_crc();
     test_shape();
     test_tagged();
+    test_mo_first();
+    test_rsvdulp_zero_len();
     return t_done();
 }
