@@ -56,6 +56,9 @@ static void usage(FILE *f)
           "      --lab COMMAND        the same in a network-namespace lab (root)\n"
           "      --before COMMAND     run sh -c COMMAND before each test ({test} {role});\n"
           "                           the test is an error if it exits non-zero\n"
+          "      --set NAME=VALUE     a variable of the tests' scripts (\"$NAME\"), as in\n"
+          "                           mpa-inject: the device's STags and offsets the tests\n"
+          "                           that need \"buffers\" use (see each test's setup)\n"
           "      --after COMMAND      the device's health after each test (sh -c; {test}\n"
           "                           {role}): exit 1 means the test harmed it (a crash, an\n"
           "                           oops): the test fails under MPA-ROBUST-NO-CRASH with\n"
@@ -86,13 +89,15 @@ typedef struct cli {
     const char *role, *caps, *plan, *out_dir, *json, *junit, *html, *before, *after, *device_name, *notes;
     const char **globs; /* -t, nglobs of them */
     unsigned nglobs;
+    const char **defs; /* --set NAME=VALUE, ndefs of them */
+    unsigned ndefs;
     int list, quiet, verbose;
     int first_arg; /* the first SUITE-DIR or TEST.json */
 } cli;
 
 enum {
     O_CAPS = 256, O_BIND, O_SPAWN, O_LAB, O_TRANSPORT, O_IFACE, O_SRC, O_SRC_PORT, O_GW_MAC, O_MSS, O_LIST, O_PLAN,
-    O_JSON, O_JUNIT, O_HTML, O_VERSION, O_BEFORE, O_AFTER, O_DEVICE_NAME, O_NOTES,
+    O_JSON, O_JUNIT, O_HTML, O_VERSION, O_BEFORE, O_AFTER, O_DEVICE_NAME, O_NOTES, O_SET,
 };
 
 /* A number option in min..max into *out: 0, or says why (what is
@@ -117,7 +122,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"listen", required_argument, NULL, 'l'}, {"role", required_argument, NULL, 'r'},
         {"caps", required_argument, NULL, O_CAPS}, {"bind", required_argument, NULL, O_BIND},
         {"spawn", required_argument, NULL, O_SPAWN}, {"lab", required_argument, NULL, O_LAB},
-        {"before", required_argument, NULL, O_BEFORE}, {"after", required_argument, NULL, O_AFTER}, {"device-name", required_argument, NULL, O_DEVICE_NAME},
+        {"before", required_argument, NULL, O_BEFORE}, {"after", required_argument, NULL, O_AFTER}, {"set", required_argument, NULL, O_SET}, {"device-name", required_argument, NULL, O_DEVICE_NAME},
         {"notes", required_argument, NULL, O_NOTES},
         {"transport", required_argument, NULL, O_TRANSPORT}, {"iface", required_argument, NULL, O_IFACE},
         {"src", required_argument, NULL, O_SRC}, {"src-port", required_argument, NULL, O_SRC_PORT},
@@ -133,6 +138,11 @@ static int parse_args(int argc, char **argv, cli *c)
     c->pc.transport = "socket";
     c->caps = "";
     c->globs = calloc((size_t)argc + 1, sizeof *c->globs);
+    c->defs = calloc((size_t)argc + 1, sizeof *c->defs);
+    if (!c->globs || !c->defs) {
+        fprintf(stderr, "mpa-conform: out of memory\n");
+        return 2;
+    }
     int o;
     opterr = 0; /* said here, in one line */
     while ((o = getopt_long(argc, argv, ":d:l:r:46t:o:qvh", lo, NULL)) != -1) {
@@ -148,6 +158,7 @@ static int parse_args(int argc, char **argv, cli *c)
         case O_LAB: c->pc.lab_cmd = optarg; break;
         case O_BEFORE: c->before = optarg; break;
         case O_AFTER: c->after = optarg; break;
+        case O_SET: c->defs[c->ndefs++] = optarg; break;
         case O_DEVICE_NAME: c->device_name = optarg; break;
         case O_NOTES: c->notes = optarg; break;
         case O_TRANSPORT: c->pc.transport = optarg; break;
@@ -212,6 +223,7 @@ static int check_caps_role(const cli *c, int *want_resp, int *want_init)
 static int load_tests(conf_tests *T, const cli *c, int argc, char **argv)
 {
     char err[600], tried[900];
+    suite_set_defs(c->defs, c->ndefs);
     if (c->first_arg == argc) {
         const char *dir = suite_default_dir(tried, sizeof tried);
         if (!dir) {
@@ -336,6 +348,8 @@ static int run(cli *c, const conf_tests *T, int want_resp, int want_init, int ar
         .want_init = want_init,
         .before = c->before,
         .after = c->after,
+        .defs = c->defs,
+        .ndefs = c->ndefs,
         .trace_dir = rp.traces ? rp.trace_dir : NULL,
         .selection = sel,
         .nselection = sel ? selection(argc, argv, sel) : 0,
@@ -388,5 +402,6 @@ int main(int argc, char **argv)
         suite_free(&T);
     }
     free(c.globs);
+    free(c.defs);
     return rc;
 }

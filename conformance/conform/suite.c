@@ -11,6 +11,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* --set NAME=VALUE, for every test loaded after suite_set_defs() */
+static const char *const *set_defs;
+static unsigned set_ndefs;
+
+void suite_set_defs(const char *const *defs, unsigned n)
+{
+    set_defs = defs;
+    set_ndefs = n;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -39,7 +49,7 @@ int suite_load_file(conf_tests *T, const char *path, const char *suite, unsigned
     }
     conf_test *t = &T->v[T->n];
     memset(t, 0, sizeof *t);
-    if (sc_load(path, NULL, 0, &t->s, err, errlen))
+    if (sc_load(path, set_defs, set_ndefs, &t->s, err, errlen))
         return -1;
     if (!t->s.is_test) {
         snprintf(err, errlen, "%s: $: not a conformance test (no \"test\": {\"id\", \"class\"})", path);

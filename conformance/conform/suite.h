@@ -27,6 +27,11 @@ typedef struct conf_tests {
 
 /* One test script of the suite named suite.  0, or -1 and err (errlen
  * octets): it does not load, is not a test, or memory ran out. */
+/* The scripts' variables the operator set (--set NAME=VALUE, as
+ * mpa-inject takes them), for the tests loaded from now on; the strings
+ * must outlive the tests. */
+void suite_set_defs(const char *const *defs, unsigned n);
+
 int suite_load_file(conf_tests *T, const char *path, const char *suite, unsigned order, char *err, size_t errlen);
 
 /* A directory: its *.json (suite: the directory's name) and those of its

@@ -177,6 +177,9 @@ cJSON *runner_run(player *P, const play_cfg *pc, const conf_tests *T, const runn
     clock_gettime(CLOCK_MONOTONIC, &ts0);
     cJSON *doc = jrep_begin(pc, P, c->caps, c->selection, c->nselection, t0, &c->ident);
     cJSON_AddItemToObject(doc, "health_check", c->after ? cJSON_CreateString(c->after) : cJSON_CreateNull());
+    cJSON *sets = cJSON_AddArrayToObject(doc, "settings");
+    for (unsigned i = 0; i < c->ndefs; i++)
+        cJSON_AddItemToArray(sets, cJSON_CreateString(c->defs[i]));
     cJSON *tl = cJSON_GetObjectItemCaseSensitive(doc, "tests");
     conf_tally tally = {{0}, {0}};
     int starts;

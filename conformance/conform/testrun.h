@@ -22,6 +22,8 @@ typedef struct runner_cfg {
     int want_resp, want_init;      /* the device's roles tested */
     const char *before;            /* --before COMMAND, or NULL */
     const char *after;             /* --after COMMAND (the device's health), or NULL */
+    const char *const *defs;       /* --set NAME=VALUE, ndefs of them */
+    unsigned ndefs;
     const char *trace_dir;         /* TEST.pcapng go there (traces/TEST.pcapng in the report); NULL: none */
     const char *const *selection;  /* the -t globs as given, for the report */
     unsigned nselection;

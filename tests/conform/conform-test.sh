@@ -31,7 +31,8 @@
 #            exits 1 fails a passing test under MPA-ROBUST-NO-CRASH with its
 #            last line as evidence (JSON, terminal, exit status 1); exit 0
 #            changes nothing; another status makes the test an error
-#            (exit 2); {test} is the test's id.
+#            (exit 2); {test} is the test's id.  And --set: a variable of
+#            the scripts reaches the test and the report's "settings".
 #   html     the HTML report of the normal run renders in headless
 #            chromium (tests/conform/html-test.sh checks the renderer
 #            itself on a fixture).
@@ -62,7 +63,7 @@ want() { [[ " $parts " == *" $1 "* ]]; }
 # the reference peer, as each role's device (NOTES.md in the suites says why these options)
 resp_dev="$peer --listen {addr}:{port} --enhanced --timeout-ms 1000 -q"
 init_dev="$peer --connect {peer}:{port} --p2p --timeout-ms 1000 -q"
-caps=enhanced,p2p
+caps=enhanced,p2p,buffers,atomics # mpa-peer exposes STag 0 (1 MiB) and checks Atomic Requests
 
 if want static; then
     out=$($conf --list 2>&1)
@@ -326,6 +327,15 @@ if want after; then
     a=$(robust $tmp/after-none.json) b=$(robust $tmp/after-well.json) h=$($jget $tmp/after-well.json health_check)
     [ "$a" = "not tested" ] && [ "$b" = pass ] && [ "$h" = "exit 0" ] && ok ||
         ko "MPA-ROBUST-NO-CRASH without --after '$a' (want not tested), with '$b' (want pass), health_check '$h'"
+    # --set reaches the scripts: a buffer the device does not expose fails the bounds test
+    t=fpdu.ddp.write-out-of-bounds
+    $conf -q -r responder -d $((pbase + 9)) --caps $caps --spawn "$resp_dev" -t $t --json $tmp/set0.json >/dev/null 2>&1
+    r0=$?
+    $conf -q -r responder -d $((pbase + 9)) --caps $caps --spawn "$resp_dev" -t $t --set sink_stag=0x77 \
+        --json $tmp/set1.json >/dev/null 2>&1
+    r1=$?
+    [ $r0 = 0 ] && [ $r1 = 1 ] && [ "$($jget $tmp/set1.json settings.0)" = sink_stag=0x77 ] &&
+        [ "$($jget $tmp/set0.json settings.#)" = 0 ] && ok || ko "--set sink_stag=0x77: exit $r0 without, $r1 with (want 0, 1)"
     $conf -q -r responder -d $((pbase + 9)) --caps $caps --spawn "$resp_dev" -t $t1 --after 'echo no console; exit 4' \
         --json $tmp/after4.json >/dev/null 2>&1
     rc=$?
