@@ -136,7 +136,7 @@ static int linktype_of(pcap_t *p)
 }
 
 typedef struct reader {
-    audit *a;
+    const input_sink *sink;
     unsigned long long count, max_count;
     progress *pg;
     long long off;       /* byte offset when it cannot be asked (stdin, classic pcap) */
@@ -151,7 +151,7 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *d
     reader *r = (reader *)(void *)user;
     /* tv_usec holds nanoseconds when the handle has nanosecond precision. */
     uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec * (r->ts_mul ? r->ts_mul : 1);
-    audit_packet(r->a, ts, data, h->caplen, h->len);
+    r->sink->packet(r->sink->user, ts, data, h->caplen, h->len);
     r->off += 16 + (long long)h->caplen;
     /* A record longer than the snap length is cut to it by libpcap, which
      * skips the rest: caplen no longer says where the next record is. */
@@ -423,7 +423,7 @@ static uint64_t direct_read(reader *rd, const source *src, unsigned long long li
         }
         r = w.p + (off - w.base);
         uint64_t ts = (uint64_t)sec * 1000000000ull + (uint64_t)frac * (nano ? 1u : 1000u);
-        audit_packet(rd->a, ts, r + 16, caplen, len);
+        rd->sink->packet(rd->sink->user, ts, r + 16, caplen, len);
         off += 16 + (uint64_t)caplen;
         rd->count++;
         if ((rd->count & 4095) == 0)
@@ -475,7 +475,22 @@ int input_check(const char *name)
     return 0;
 }
 
+static void to_begin(void *user, const char *name, int linktype) { audit_begin_file(user, name, linktype); }
+
+static void to_packet(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen)
+{
+    audit_packet(user, ts_ns, data, caplen, wirelen);
+}
+
+static void to_problem(void *user, mpa_finding_id id, const char *msg) { audit_input_problem(user, id, "%s", msg); }
+
 int input_file(audit *a, const char *name, const input_opts *o, unsigned long long *total)
+{
+    input_sink sink = {a, to_begin, to_packet, to_problem};
+    return input_file_to(&sink, name, o, total);
+}
+
+int input_file_to(const input_sink *sink, const char *name, const input_opts *o, unsigned long long *total)
 {
     const char *filter = o->filter;
     unsigned long long max_count = o->max_count;
@@ -489,9 +504,9 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
         pcap_close(p);
         return 3;
     }
-    audit_begin_file(a, name, linktype_of(p));
+    sink->begin_file(sink->user, name, linktype_of(p));
     progress pg = {!o->quiet && o->progress && size >= (32 << 20) && isatty(2), size, input_now(), 0, fp, NULL};
-    reader rd = {a, 0, max_count, &pg, 24, 0, fp, (unsigned)pcap_snapshot(p), 1};
+    reader rd = {sink, 0, max_count, &pg, 24, 0, fp, (unsigned)pcap_snapshot(p), 1};
     /* In a classic pcap file the records' offsets follow from their
      * lengths; pcapng blocks carry more, so only "near" can be said.
      * libpcap has read the file's header: its first octets are known. */
@@ -548,8 +563,9 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
             if (!o->quiet)
                 fprintf(stderr, "mpa-audit: %s: %s in %s: %s%s\n", name, cut ? "cut short" : "unreadable", where,
                         msg, cut ? "; the packets before it are audited" : "; the rest of the file is not read");
-            audit_input_problem(a, cut ? MPA_F_CAP_TRUNCATED : MPA_F_CAP_UNREADABLE, "%s: %s in %s: %s", name,
-                                cut ? "file cut short" : "unreadable", where, msg);
+            char text[512];
+            snprintf(text, sizeof text, "%s: %s in %s: %s", name, cut ? "file cut short" : "unreadable", where, msg);
+            sink->problem(sink->user, cut ? MPA_F_CAP_TRUNCATED : MPA_F_CAP_UNREADABLE, text);
             rc = 4;
             break;
         }
@@ -598,7 +614,8 @@ int input_live(audit *a, const char *iface, const input_opts *o)
     audit_begin_file(a, name, linktype_of(p));
     g_live = p;
     progress pg = {0, 0, 0, 0, NULL, NULL};
-    reader rd = {a, 0, max_count, &pg, 0, 0, NULL, 0, nano && pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO ? 1 : 1000};
+    input_sink sink = {a, to_begin, to_packet, to_problem};
+    reader rd = {&sink, 0, max_count, &pg, 0, 0, NULL, 0, nano && pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO ? 1 : 1000};
     double t0 = input_now();
     while (!g_stop) {
         if (max_count && rd.count >= max_count)

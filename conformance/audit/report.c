@@ -600,7 +600,7 @@ static void on_conn(void *user, const audit_conn *c)
 
 audit_out report_sink(report *r)
 {
-    audit_out out = {r, on_finding, on_conn};
+    audit_out out = {r, on_finding, on_conn, NULL, NULL};
     return out;
 }
 
