@@ -187,9 +187,12 @@ void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen
  * (--shard K/N) follows its connection.  audit_packet_owner: that shard
  * (flow hash modulo nshards) of a TCP packet read whole, or -1 for any
  * other packet (not TCP, a fragment, cut, unreadable), which every shard
- * reads.  audit_packet_other: a packet another shard follows (counted,
- * its time seen, as audit_packet would; its octets not read). */
+ * reads.  audit_packet_mine: audit_packet for a packet that owner gave
+ * to this shard (its flow hash not computed again).  audit_packet_other:
+ * a packet another shard follows (counted, its time seen, as
+ * audit_packet would; its octets not read). */
 int audit_packet_owner(int linktype, const uint8_t *data, uint32_t caplen, uint32_t wirelen, unsigned nshards);
+void audit_packet_mine(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen);
 void audit_packet_other(audit *a, uint64_t ts_ns, uint32_t caplen);
 
 /* Where the auditor is, so that what a worker hands on can be put in the

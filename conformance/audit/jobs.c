@@ -28,12 +28,19 @@
 
 #define BATCH_OCTETS (1u << 20)
 #define BATCH_RECS 4096u
+/* Batches in flight at most: the more, the further a worker may run
+ * ahead of another. */
+#define NBATCH_MAX 12u
+/* A packet up to this long is read where the reader maps it, if it can
+ * keep it there; longer ones, and the rest, are copied into the batch. */
+#define HELD_MAX 65536u
 
 enum { R_PACKET, R_FILE, R_PROBLEM };
 
 typedef struct rec {
     uint64_t ts;
     size_t at;            /* octets (the text of a problem) in the batch */
+    const uint8_t *held;  /* or the packet where the reader holds it */
     uint32_t caplen, wirelen;
     int owner;            /* the worker; -1: all */
     uint8_t kind;
@@ -60,6 +67,7 @@ typedef struct ev {
 typedef struct batch {
     uint8_t *data;
     size_t used, cap;
+    size_t span;          /* octets of the file the records span */
     rec *recs;
     unsigned nrec;
     int last;             /* the end of the input */
@@ -308,8 +316,10 @@ static int run_batch(worker *w, batch *b)
             audit_input_problem(w->a, (mpa_finding_id)r->linktype, "%s", (const char *)b->data + r->at);
             break;
         default:
-            if (r->owner < 0 || (unsigned)r->owner == w->k)
-                audit_packet(w->a, r->ts, b->data + r->at, r->caplen, r->wirelen);
+            if (r->owner < 0)
+                audit_packet(w->a, r->ts, r->held ? r->held : b->data + r->at, r->caplen, r->wirelen);
+            else if ((unsigned)r->owner == w->k)
+                audit_packet_mine(w->a, r->ts, r->held ? r->held : b->data + r->at, r->caplen, r->wirelen);
             else
                 audit_packet_other(w->a, r->ts, r->caplen);
         }
@@ -438,17 +448,19 @@ static void publish(jobs *j)
     while (j->merged + j->nb <= j->published)
         merge_next(j);
     batch *b = &j->b[j->published % j->nb];
-    b->used = 0;
+    b->used = b->span = 0;
     b->nrec = 0;
     b->last = 0;
 }
 
-/* Room in the batch being filled for a record of octets octets: NULL
- * when there is no memory for a packet that large. */
-static rec *room(jobs *j, size_t octets)
+/* Room in the batch being filled for a record of octets octets copied
+ * in, spanning span octets of the file: NULL when there is no memory for
+ * a packet that large.  A batch spans at most BATCH_OCTETS (jobs_new's
+ * hold). */
+static rec *room(jobs *j, size_t octets, size_t span)
 {
     batch *b = &j->b[j->published % j->nb];
-    if (b->nrec == BATCH_RECS || b->cap - b->used < octets) {
+    if (b->nrec == BATCH_RECS || b->cap - b->used < octets || BATCH_OCTETS - b->span < span) {
         if (b->nrec)
             publish(j);
         b = &j->b[j->published % j->nb];
@@ -464,6 +476,7 @@ static rec *room(jobs *j, size_t octets)
     memset(r, 0, sizeof *r);
     r->at = b->used;
     b->used += octets;
+    b->span += span < BATCH_OCTETS ? span : BATCH_OCTETS;
     return r;
 }
 
@@ -473,16 +486,17 @@ static void to_begin(void *user, const char *name, int linktype)
 {
     jobs *j = user;
     j->linktype = linktype;
-    rec *r = room(j, 0);
+    rec *r = room(j, 0, 0);
     r->kind = R_FILE;
     r->name = name;
     r->linktype = linktype;
 }
 
-static void to_packet(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen)
+static void to_packet(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen, int held)
 {
     jobs *j = user;
-    rec *r = room(j, caplen);
+    held = held && caplen <= HELD_MAX;
+    rec *r = room(j, held ? 0 : caplen, (size_t)caplen + 16);
     if (!r)
         return;
     r->kind = R_PACKET;
@@ -490,14 +504,28 @@ static void to_packet(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t 
     r->caplen = caplen;
     r->wirelen = wirelen;
     r->owner = audit_packet_owner(j->linktype, data, caplen, wirelen, j->n);
-    memcpy(rec_data(j, r), data, caplen);
+    if (held)
+        r->held = data;
+    else
+        memcpy(rec_data(j, r), data, caplen);
+}
+
+/* The reader lets go of what it holds: the workers are done with it. */
+static void to_sync(void *user)
+{
+    jobs *j = user;
+    batch *b = &j->b[j->published % j->nb];
+    if (b->nrec)
+        publish(j);
+    while (j->merged < j->published)
+        merge_next(j);
 }
 
 static void to_problem(void *user, mpa_finding_id id, const char *msg)
 {
     jobs *j = user;
     size_t len = strlen(msg) + 1;
-    rec *r = room(j, len);
+    rec *r = room(j, len, 0);
     if (!r)
         return;
     r->kind = R_PROBLEM;
@@ -516,11 +544,13 @@ jobs *jobs_new(audit *agg, const audit_out *out, const audit_opts *o, unsigned n
     if (!j)
         return NULL;
     j->n = n;
-    j->nb = 2 * n + 2;
+    j->nb = 2 * n + 2 < NBATCH_MAX ? 2 * n + 2 : NBATCH_MAX;
     j->agg = agg;
     j->out = *out;
     j->conn_findings = conn_findings;
-    j->sink = (input_sink){j, to_begin, to_packet, to_problem};
+    /* Batches not merged span at most nb * BATCH_OCTETS of the file
+     * before the record being read (and start a window before). */
+    j->sink = (input_sink){j, to_begin, to_packet, to_problem, to_sync, (uint64_t)(j->nb + 1) * BATCH_OCTETS};
     j->b = calloc(j->nb, sizeof *j->b);
     j->w = calloc(n, sizeof *j->w);
     j->done = calloc(n, sizeof *j->done);

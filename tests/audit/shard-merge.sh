@@ -186,6 +186,12 @@ head -c 1500000 "$big" >"$tmp/big-cut.pcap"
 head -c 5000 captures/interop-demo.pcapng >"$tmp/cut.pcapng"
 jobs "$big"
 jobs "$many"
+# Large enough that the reader lets go of the parts of the file it mapped
+# while workers still read packets from it.
+large=$tmp/large.pcap
+$gen --big "$large" --bytes 40M --seed 3 >/dev/null 2>&1
+jobs "$large"
+rm -f "$large"
 jobs "$tmp/big-cut.pcap"
 jobs "$tmp/cut.pcapng"
 jobs captures/bad-cut.pcap captures/scen-crc-bad.pcap
