@@ -73,7 +73,7 @@ static const char usage[] =
     "  --idle S             close a connection after S seconds of capture time\n"
     "                       without packets (default 600)\n"
     "\n"
-    "Every core (see mpa-audit(1), JOBS):\n"
+    "Every core (see mpa-audit(1)):\n"
     "  -j, --jobs N         audit in N worker threads, each following the\n"
     "                       connections of one flow hash shard (as --shard); the\n"
     "                       inputs are read once and every report (text, --json,\n"
