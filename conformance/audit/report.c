@@ -389,24 +389,26 @@ typedef struct jbuf {
     int fail;
 } jbuf;
 
-static char *jb_room(jbuf *b, size_t k)
+/* Room for k more octets (NULL when there is no memory): the buffer
+ * grows seldom, so that is kept out of the way. */
+static char *jb_grow(jbuf *b, size_t k)
 {
-    if (b->cap - b->n < k) {
-        size_t nc = b->cap ? b->cap : 1024;
-        while (nc - b->n < k)
-            nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np) {
-            b->fail = 1;
-            return NULL;
-        }
-        b->p = np;
-        b->cap = nc;
+    size_t nc = b->cap ? b->cap : 4096;
+    while (nc - b->n < k)
+        nc *= 2;
+    char *np = realloc(b->p, nc);
+    if (!np) {
+        b->fail = 1;
+        return NULL;
     }
+    b->p = np;
+    b->cap = nc;
     return b->p + b->n;
 }
 
-static void jb_put(jbuf *b, const char *s, size_t k)
+static inline char *jb_room(jbuf *b, size_t k) { return b->cap - b->n >= k ? b->p + b->n : jb_grow(b, k); }
+
+static inline void jb_put(jbuf *b, const char *s, size_t k)
 {
     char *d = jb_room(b, k);
     if (d) {
@@ -415,7 +417,14 @@ static void jb_put(jbuf *b, const char *s, size_t k)
     }
 }
 
-static void jb_ch(jbuf *b, char c) { jb_put(b, &c, 1); }
+static inline void jb_ch(jbuf *b, char c)
+{
+    char *d = jb_room(b, 1);
+    if (d) {
+        *d = c;
+        b->n++;
+    }
+}
 
 static void jb_tabs(jbuf *b, unsigned n)
 {
