@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 
 #include "audit.h"
 #include "input.h"
+#include "jobs.h"
 #include "merge.h"
 #include "prog.h"
 #include "report.h"
@@ -73,14 +73,14 @@ static const char usage[] =
     "  --idle S             close a connection after S seconds of capture time\n"
     "                       without packets (default 600)\n"
     "\n"
-    "Every core (see mpa-audit(1), JOBS):\n"
-    "  -j, --jobs N         with --json, audit files in N threads, each following\n"
-    "                       the connections of one flow hash shard (as --shard),\n"
-    "                       joined as mpa-audit merge does: the same document as\n"
-    "                       one thread's, timing figures aside, unless a limit\n"
-    "                       above is reached (each thread gets 1/N of each);\n"
-    "                       the text and --jsonl reports, -i, - (stdin) and\n"
-    "                       --shard use one thread (default 1)\n"
+    "Every core (see mpa-audit(1)):\n"
+    "  -j, --jobs N         audit in N worker threads, each following the\n"
+    "                       connections of one flow hash shard (as --shard); the\n"
+    "                       inputs are read once and every report (text, --json,\n"
+    "                       --jsonl) is the one of one thread, timing figures\n"
+    "                       aside, unless a limit above is reached (each worker\n"
+    "                       gets 1/N of each); -i and --shard use one thread\n"
+    "                       (default 1)\n"
     "\n"
     "Many machines (see mpa-audit(1), SHARDS):\n"
     "  --shard K/N          audit only the connections whose flow hash is K modulo N\n"
@@ -347,14 +347,14 @@ static void parse_args(int argc, char **argv, cli *c)
 /* Read every input into the auditor; returns 0, 4 when an input was cut
  * short or unreadable partway (its packets before are audited), or 2
  * when one could not be used at all (the run stops there). */
-static int read_inputs(audit *a, const cli *c, const input_opts *in)
+static int read_inputs(audit *a, const input_sink *sink, const cli *c, const input_opts *in)
 {
     if (c->iface)
         return input_live(a, c->iface, in);
     int rc = 0;
     unsigned long long total = 0;
     for (int i = 0; i < c->nfiles; i++) {
-        int r = input_file(a, c->files[i], in, &total);
+        int r = sink ? input_file_to(sink, c->files[i], in, &total) : input_file(a, c->files[i], in, &total);
         if (r == 3)
             return 3; /* a filter that does not compile: said, nothing to report */
         if (r == 2)
@@ -396,137 +396,8 @@ static void options_line(const cli *c, char *buf, size_t n)
                  (unsigned long long)o->idle_ns, c->in.max_count, c->in.filter ? c->in.filter : "");
 }
 
-/*
- * -j N: N threads, thread k auditing the files as --shard k/N would (every
- * packet read, its own connections followed) into a --json document held
- * in memory; the documents are then joined as mpa-audit merge joins
- * shards.  Each thread reads the files itself (the direct reader maps
- * them: no copy), so nothing is handed between threads.  Messages about
- * the input come from thread 0 alone.
- */
-typedef struct job {
-    const cli *c;
-    unsigned k;
-    const char *opts;
-    char *buf;
-    size_t len;
-    int rc;
-} job;
-
-/* Of a limit, each thread's part (at least 1 when the limit is). */
-static unsigned long long part_of(unsigned long long v, unsigned n) { return v ? (v + n - 1) / n : 0; }
-
-static void *job_main(void *arg)
-{
-    job *j = arg;
-    const cli *c = j->c;
-    j->rc = 2;
-    FILE *m = open_memstream(&j->buf, &j->len);
-    if (!m)
-        return NULL;
-    audit_opts o = c->o;
-    o.shard = j->k;
-    o.nshards = c->jobs;
-    o.max_conns = (unsigned)part_of(o.max_conns, c->jobs);
-    o.max_mpa = (unsigned)part_of(o.max_mpa, c->jobs);
-    o.mem_cap = (size_t)part_of(o.mem_cap, c->jobs);
-    input_opts in = c->in;
-    in.quiet = j->k != 0;
-    report *rep = report_new(m, REPORT_JSON, c->timing);
-    audit_out aout = rep ? report_sink(rep) : (audit_out){0};
-    audit *a = rep ? audit_new(&o, &aout) : NULL;
-    if (a) {
-        report_bind(rep, a);
-        report_shard_info si = {j->k, c->jobs, j->opts, c->fail_on};
-        report_set_shard(rep, &si);
-        report_begin(rep, (const char *const *)c->files, (unsigned)c->nfiles);
-        double t0 = input_now();
-        j->rc = read_inputs(a, c, &in);
-        if (j->rc != 3) {
-            audit_finish(a);
-            report_end(rep, input_now() - t0, j->rc);
-        }
-        audit_free(a);
-    }
-    report_free(rep);
-    if (fclose(m) != 0 || !a)
-        j->rc = 2;
-    return NULL;
-}
-
-static int run_jobs(const cli *c)
-{
-    if (check_inputs(c))
-        return 2;
-    char opts[1024];
-    options_line(c, opts, sizeof opts);
-    unsigned n = c->jobs;
-    job *jobs = calloc(n, sizeof *jobs);
-    pthread_t *th = calloc(n, sizeof *th);
-    char **texts = calloc(n, sizeof *texts), **names = calloc(n, sizeof *names);
-    char (*name)[32] = calloc(n, sizeof *name);
-    if (!jobs || !th || !texts || !names || !name) {
-        fprintf(stderr, "mpa-audit: out of memory\n");
-        return 2;
-    }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    unsigned started = 0;
-    for (unsigned k = 0; k < n; k++) {
-        jobs[k] = (job){c, k, opts, NULL, 0, 2};
-        if (k > 0 && pthread_create(&th[k], NULL, job_main, &jobs[k]) != 0)
-            break;
-        started = k + 1;
-    }
-    int rc = 0;
-    if (started < n) {
-        fprintf(stderr, "mpa-audit: -j %u: cannot start a thread\n", n);
-        rc = 2;
-        input_stop();
-    } else {
-        job_main(&jobs[0]);
-    }
-    for (unsigned k = 1; k < started; k++)
-        pthread_join(th[k], NULL);
-    for (unsigned k = 0; k < n; k++) {
-        if (jobs[k].rc == 3 || (k < started && !jobs[k].buf))
-            rc = 2;
-        texts[k] = jobs[k].buf;
-        snprintf(name[k], sizeof name[k], "thread %u", k);
-        names[k] = name[k];
-    }
-    if (!rc) {
-        FILE *out = stdout;
-        if (c->outfile && !(out = fopen(c->outfile, "w"))) {
-            fprintf(stderr, "mpa-audit: %s: %s\n", c->outfile, strerror(errno));
-            rc = 2;
-        } else {
-            rc = audit_merge_texts(names, texts, (int)n, out);
-            if (prog_fclose(out, out == stdout ? "standard output" : c->outfile) != 0)
-                rc = 2;
-        }
-    } else {
-        for (unsigned k = 0; k < n; k++)
-            free(texts[k]);
-    }
-    free(jobs);
-    free(th);
-    free(texts);
-    free(names);
-    free(name);
-    return rc;
-}
-
 static int run(const cli *c)
 {
-    int stdin_used = 0; /* read once: by one thread */
-    for (int i = 0; i < c->nfiles; i++)
-        stdin_used |= !strcmp(c->files[i], "-");
-    if (c->jobs > 1 && c->fmt == REPORT_JSON && !c->iface && !c->sharded && !stdin_used)
-        return run_jobs(c);
     if (!c->iface && check_inputs(c))
         return 2;
     FILE *out = stdout;
@@ -542,6 +413,13 @@ static int run(const cli *c)
         return 2;
     }
     report_bind(rep, a);
+    /* -j N: the files are read here and audited by N workers; a is then
+     * the run's auditor only in name (the report's). */
+    jobs *jb = NULL;
+    if (c->jobs > 1 && !c->iface && !c->sharded && !(jb = jobs_new(a, &aout, &c->o, c->jobs, c->fmt == REPORT_JSONL))) {
+        fprintf(stderr, "mpa-audit: -j %u: cannot start the threads\n", c->jobs);
+        return 2;
+    }
     char opts[1024];
     if (c->sharded) {
         options_line(c, opts, sizeof opts);
@@ -558,15 +436,19 @@ static int run(const cli *c)
     const char *live_name[1] = {c->iface};
     report_begin(rep, c->iface ? live_name : (const char *const *)c->files, c->iface ? 1u : (unsigned)c->nfiles);
     double t0 = input_now();
-    int rc = read_inputs(a, c, &c->in);
+    int rc = read_inputs(a, jb ? jobs_sink(jb) : NULL, c, &c->in);
     if (rc == 3)
         exit(2);
-    audit_finish(a);
+    if (jb)
+        jobs_finish(jb);
+    else
+        audit_finish(a);
     report_end(rep, input_now() - t0, rc);
     const audit_stats *s = audit_get_stats(a);
     int fail = 0;
     for (int sev = c->fail_on; sev <= MPA_SEV_ERROR; sev++)
         fail |= s->severity[sev] > 0;
+    jobs_free(jb);
     audit_free(a);
     report_free(rep);
     if (prog_fclose(out, out == stdout ? "standard output" : c->outfile) != 0)

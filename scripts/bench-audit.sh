@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The mpa-audit part of `make bench`: throughput and peak memory of
-# mpa-audit --json on the large capture from `mpa-capgen --big`, and of
+# mpa-audit (--json, --jsonl and text; -j 1, 2 and one a core) on the
+# large capture from `mpa-capgen --big`, and of
 # tshark with its built-in iWARP dissector on the same file in the same
 # run.  Prints, never fails.
 #   scripts/bench-audit.sh [DIR]        (default build/bench)
@@ -63,17 +64,32 @@ runs=3
 run "mpa-audit --json -j 1 (decodes, checks CRCs and every rule)" build/mpa-audit --json -j 1 --no-progress \
     -o /dev/null "$big"
 ours=$secs
-run "mpa-audit --json -j 2 (2 threads)" build/mpa-audit --json -j 2 --no-progress -o /dev/null "$big"
-j2=$secs
 cores=$(nproc 2>/dev/null || echo 1)
-jn=$j2
-if [ "$cores" -gt 2 ]; then
-    run "mpa-audit --json -j $cores (a thread a core)" build/mpa-audit --json -j "$cores" --no-progress -o /dev/null "$big"
-    jn=$secs
-fi
-awk -v o="$ours" -v t="$j2" -v n="$jn" -v c="$cores" 'BEGIN {
-    printf "   -j 2 is %.2fx -j 1", o / t; if (c > 2) printf "; -j %d is %.2fx -j 1", c, o / n;
-    printf " (%d cores here)\n", c }'
+# Every report, on one core, two and all of them (-j: one reader, that
+# many workers; the report the same whatever -j).
+for fmt in json jsonl text; do
+    flag=--$fmt
+    [ $fmt = text ] && flag=""
+    one=$ours
+    if [ $fmt != json ]; then
+        # shellcheck disable=SC2086
+        run "mpa-audit ${flag:-(text)} -j 1" build/mpa-audit $flag -j 1 --no-progress -o /dev/null "$big"
+        one=$secs
+    fi
+    # shellcheck disable=SC2086
+    run "mpa-audit ${flag:-(text)} -j 2" build/mpa-audit $flag -j 2 --no-progress -o /dev/null "$big"
+    j2=$secs
+    jn=$j2
+    if [ "$cores" -gt 2 ]; then
+        # shellcheck disable=SC2086
+        run "mpa-audit ${flag:-(text)} -j $cores (a worker a core)" build/mpa-audit $flag -j "$cores" --no-progress \
+            -o /dev/null "$big"
+        jn=$secs
+    fi
+    awk -v f="${flag:-text}" -v o="$one" -v t="$j2" -v n="$jn" -v c="$cores" 'BEGIN {
+        printf "   %s: -j 2 is %.2fx -j 1", f, o / t; if (c > 2) printf "; -j %d is %.2fx -j 1", c, o / n;
+        printf " (%d cores here)\n", c }'
+done
 if ! command -v tshark >/dev/null 2>&1; then
     echo "   tshark: not installed (scripts/deps.sh bench installs it)"
     exit 0

@@ -109,6 +109,9 @@ struct audit {
     uint64_t sweep_at;
     int local;                   /* the global finding being made is shard_local */
     int sweeping, finishing;     /* closes before the packet, at the end */
+    int phase;                   /* audit_where's */
+    int mine;                    /* the packet is known to be this shard's */
+    uint64_t cur_sub;
     uint64_t close_seq;
     audit_gauge g_open, g_ooo;   /* --shard: open connections, held octets */
     size_t tag_open_peak;
@@ -491,6 +494,8 @@ static void on_starting(void *user)
     /* Connections are numbered in the order they turn out to be MPA. */
     c->pub.id = (unsigned)++a->st.mpa_conns;
     c->pub.mpa_packet = a->cur_tag;
+    if (a->out.mpa)
+        a->out.mpa(a->out.user, &c->pub);
 }
 
 static int on_listed_port(const audit *a, uint16_t port)
@@ -598,6 +603,8 @@ static void conn_free(audit *a, conn *c)
 /* The connection is over (or the capture is): report it and let it go. */
 static void conn_close(audit *a, conn *c, const char *why)
 {
+    if (a->sweeping || a->finishing)
+        a->cur_sub = c->pub.last_packet;
     ht_remove(a, c);
     age_unlink(&a->active, &c->age);
     a->nopen--;
@@ -737,10 +744,23 @@ static conn *conn_new(audit *a, const key *k, int client_side, uint64_t ts)
     return c;
 }
 
+/* Keys compared eight octets at a time, inline (once a packet). */
+static int key_eq(const key *x, const key *y)
+{
+    uint64_t d = 0, u, v;
+    const uint8_t *p = (const uint8_t *)x, *q = (const uint8_t *)y;
+    for (size_t i = 0; i < sizeof *x; i += 8) {
+        memcpy(&u, p + i, 8);
+        memcpy(&v, q + i, 8);
+        d |= u ^ v;
+    }
+    return d == 0;
+}
+
 static conn *conn_find(audit *a, const key *k)
 {
     for (conn *c = a->ht[key_hash(k) & (a->hsize - 1)]; c; c = c->hnext)
-        if (memcmp(&c->k, k, sizeof *k) == 0)
+        if (key_eq(&c->k, k))
             return c;
     return NULL;
 }
@@ -754,25 +774,47 @@ static void sweep(audit *a, uint64_t now)
 
 /* ---- packets --------------------------------------------------------- */
 
+/* The connection's key of a TCP packet; returns the side of k that sent it. */
+static int make_key(const pkt *p, key *k)
+{
+    const pkt_tcp *t = &p->tcp;
+    memset(k, 0, sizeof *k);
+    k->family = p->ip.src.family;
+    k->nvlan = p->ip.nvlan;
+    for (unsigned i = 0; i < p->ip.nvlan && i < PKT_MAX_VLAN; i++)
+        k->vlan[i] = p->ip.vlan[i];
+    /* Canonical order: the smaller (address, port) is side 0. */
+    int cmp = memcmp(p->ip.src.a, p->ip.dst.a, 16);
+    int src_side = cmp < 0 || (cmp == 0 && t->sport <= t->dport) ? 0 : 1;
+    memcpy(k->addr[src_side], p->ip.src.a, 16);
+    memcpy(k->addr[!src_side], p->ip.dst.a, 16);
+    k->port[src_side] = t->sport;
+    k->port[!src_side] = t->dport;
+    return src_side;
+}
+
+static unsigned key_shard(const key *k, unsigned nshards)
+{
+    return (unsigned)(audit_flow_hash(k->family, k->addr[0], k->port[0], k->addr[1], k->port[1], k->vlan, k->nvlan) %
+                      nshards);
+}
+
+int audit_packet_owner(int linktype, const uint8_t *data, uint32_t caplen, uint32_t wirelen, unsigned nshards)
+{
+    pkt p;
+    key k;
+    if (!nshards || pkt_parse(linktype, data, caplen, wirelen, &p) != PKT_OK)
+        return -1;
+    make_key(&p, &k);
+    return (int)key_shard(&k, nshards);
+}
+
 static void tcp_packet(audit *a, const pkt *p, uint64_t ts)
 {
     const pkt_tcp *t = &p->tcp;
     key k;
-    memset(&k, 0, sizeof k);
-    k.family = p->ip.src.family;
-    k.nvlan = p->ip.nvlan;
-    for (unsigned i = 0; i < p->ip.nvlan && i < PKT_MAX_VLAN; i++)
-        k.vlan[i] = p->ip.vlan[i];
-    /* Canonical order: the smaller (address, port) is side 0. */
-    int cmp = memcmp(p->ip.src.a, p->ip.dst.a, 16);
-    int src_side = cmp < 0 || (cmp == 0 && t->sport <= t->dport) ? 0 : 1;
-    memcpy(k.addr[src_side], p->ip.src.a, 16);
-    memcpy(k.addr[!src_side], p->ip.dst.a, 16);
-    k.port[src_side] = t->sport;
-    k.port[!src_side] = t->dport;
-    if (a->o.nshards &&
-        audit_flow_hash(k.family, k.addr[0], k.port[0], k.addr[1], k.port[1], k.vlan, k.nvlan) % a->o.nshards !=
-            a->o.shard) {
+    int src_side = make_key(p, &k);
+    if (a->o.nshards && !a->mine && key_shard(&k, a->o.nshards) != a->o.shard) {
         a->st.other_shard++; /* another shard's: counted, not followed */
         return;
     }
@@ -849,6 +891,10 @@ static void gauge_log(audit *a, audit_gauge *g, uint64_t peak, uint64_t after)
     if (peak == g->last && after == g->last)
         return;
     g->last = after;
+    if (a->out.gauge) {
+        a->out.gauge(a->out.user, g == &a->g_ooo, a->cur_tag, peak, after);
+        return;
+    }
     if (g->n + 3 > AUDIT_GAUGE_MAX) {
         g->overflow = 1;
         return;
@@ -870,8 +916,11 @@ static void gauge_log(audit *a, audit_gauge *g, uint64_t peak, uint64_t after)
 
 static void packet_body(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen);
 
-void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen)
+/* What every packet does before its own octets are read. */
+static void packet_start(audit *a, uint64_t ts_ns, uint32_t caplen)
 {
+    a->phase = 0;
+    a->cur_sub = 0;
     a->cur_frame++;
     a->cur_tag++;
     a->cur_ts = ts_ns;
@@ -887,22 +936,71 @@ void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen
         a->sweeping = 0;
         a->sweep_at = ts_ns + a->o.idle_ns / 16 + 1;
     }
-    if (!a->o.nshards) {
-        packet_body(a, ts_ns, data, caplen, wirelen);
-        return;
-    }
+    a->phase = 1;
+}
+
+/* A shard's packet; other: another shard's (not read). */
+static void shard_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen, int other)
+{
+    packet_start(a, ts_ns, caplen);
     /* A shard logs how its open connections and held octets move
      * (after the sweep, which every shard makes at the same packet, and
      * their highest within the packet), for the merge to add up. */
     size_t keep = a->sh.budget.peak;
     a->sh.budget.peak = a->sh.budget.used;
     a->tag_open_peak = a->nopen;
-    packet_body(a, ts_ns, data, caplen, wirelen);
+    if (other)
+        a->st.other_shard++;
+    else
+        packet_body(a, ts_ns, data, caplen, wirelen);
+    a->phase = 2;
     gauge_log(a, &a->g_open, a->tag_open_peak, a->nopen);
     gauge_log(a, &a->g_ooo, a->sh.budget.peak, a->sh.budget.used);
     if (a->sh.budget.peak < keep)
         a->sh.budget.peak = keep;
 }
+
+void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen)
+{
+    if (a->o.nshards) {
+        shard_packet(a, ts_ns, data, caplen, wirelen, 0);
+        return;
+    }
+    packet_start(a, ts_ns, caplen);
+    packet_body(a, ts_ns, data, caplen, wirelen);
+    a->phase = 2;
+}
+
+void audit_packet_mine(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen)
+{
+    a->mine = 1;
+    audit_packet(a, ts_ns, data, caplen, wirelen);
+    a->mine = 0;
+}
+
+void audit_packet_other(audit *a, uint64_t ts_ns, uint32_t caplen)
+{
+    if (!a->o.nshards) {
+        packet_start(a, ts_ns, caplen);
+        a->phase = 2;
+        return;
+    }
+    shard_packet(a, ts_ns, NULL, caplen, caplen, 1);
+}
+
+void audit_where(const audit *a, uint64_t *packet, int *phase, uint64_t *sub)
+{
+    *packet = a->cur_tag + (a->finishing ? 1 : 0);
+    *phase = a->finishing || a->sweeping ? 0 : a->phase;
+    *sub = *phase == 0 ? a->cur_sub : 0;
+}
+
+void audit_add_global(audit *a, const audit_finding *f)
+{
+    add_finding_at(a, NULL, f->id, f->file, f->frame, f->dir, f->off, f->msg, f->ts);
+}
+
+void audit_set_stats(audit *a, const audit_stats *s) { a->st = *s; }
 
 static void packet_body(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen)
 {
@@ -1016,8 +1114,9 @@ unsigned audit_nfiles(const audit *a) { return a->nfiles; }
 
 void audit_finish(audit *a)
 {
-    ipfrag_expire(a->frag, UINT64_MAX, frag_report, a);
     a->finishing = 1;
+    a->cur_sub = 0;
+    ipfrag_expire(a->frag, UINT64_MAX, frag_report, a);
     for (conn *c; (c = least_active(a));)
         conn_close(a, c, "capture ended");
     const ipfrag_stats *fs = ipfrag_get_stats(a->frag);

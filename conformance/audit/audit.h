@@ -137,6 +137,12 @@ typedef struct audit_out {
     void (*finding)(void *user, const audit_conn *c, const audit_finding *f);
     /* A connection that spoke MPA is complete. */
     void (*conn_done)(void *user, const audit_conn *c);
+    /* Optional (NULL: none), for mpa-audit -j's workers: a connection
+     * turns out to speak MPA (c->id just given); and, under --shard, a
+     * move of a gauge (audit_get_gauge: which, then the packet, highest
+     * within it, value after it), handed on instead of logged. */
+    void (*mpa)(void *user, const audit_conn *c);
+    void (*gauge)(void *user, int which, uint64_t packet, uint64_t peak, uint64_t after);
 } audit_out;
 
 typedef struct audit_stats {
@@ -176,6 +182,31 @@ unsigned audit_nfiles(const audit *a);
 
 /* One captured packet (data[0..caplen), originally wirelen octets). */
 void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen);
+
+/* mpa-audit -j: one reader hands each packet to the worker whose shard
+ * (--shard K/N) follows its connection.  audit_packet_owner: that shard
+ * (flow hash modulo nshards) of a TCP packet read whole, or -1 for any
+ * other packet (not TCP, a fragment, cut, unreadable), which every shard
+ * reads.  audit_packet_mine: audit_packet for a packet that owner gave
+ * to this shard (its flow hash not computed again).  audit_packet_other:
+ * a packet another shard follows (counted, its time seen, as
+ * audit_packet would; its octets not read). */
+int audit_packet_owner(int linktype, const uint8_t *data, uint32_t caplen, uint32_t wirelen, unsigned nshards);
+void audit_packet_mine(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen);
+void audit_packet_other(audit *a, uint64_t ts_ns, uint32_t caplen);
+
+/* Where the auditor is, so that what a worker hands on can be put in the
+ * order one run makes it: the packet (one past the last while finishing),
+ * the phase within it (0 closing idle connections, or all at the end;
+ * 1 the packet itself; 2 after it), and within phase 0 the last packet
+ * of the connection being closed (0 before the first). */
+void audit_where(const audit *a, uint64_t *packet, int *phase, uint64_t *sub);
+
+/* A finding not tied to a connection that another auditor made (capped
+ * and passed on as this one's own); the statistics of a run made of
+ * others' (its summary). */
+void audit_add_global(audit *a, const audit_finding *f);
+void audit_set_stats(audit *a, const audit_stats *s);
 
 /* A problem with the input itself (a file cut short, ...), reported as a
  * finding not tied to a connection, at the current frame. */

@@ -136,7 +136,7 @@ static int linktype_of(pcap_t *p)
 }
 
 typedef struct reader {
-    audit *a;
+    const input_sink *sink;
     unsigned long long count, max_count;
     progress *pg;
     long long off;       /* byte offset when it cannot be asked (stdin, classic pcap) */
@@ -151,7 +151,7 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *d
     reader *r = (reader *)(void *)user;
     /* tv_usec holds nanoseconds when the handle has nanosecond precision. */
     uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec * (r->ts_mul ? r->ts_mul : 1);
-    audit_packet(r->a, ts, data, h->caplen, h->len);
+    r->sink->packet(r->sink->user, ts, data, h->caplen, h->len, 0);
     r->off += 16 + (long long)h->caplen;
     /* A record longer than the snap length is cut to it by libpcap, which
      * skips the rest: caplen no longer says where the next record is. */
@@ -357,15 +357,42 @@ typedef struct dwin {
     const unsigned char *p;
     uint64_t base;
     size_t len;
+    /* sink->hold: the windows before, kept while the octets a record
+     * handed on as held may still be read (oldest first) */
+    const input_sink *sink;
+    struct dwin *old;
+    unsigned nold, maxold;
 } dwin;
+
+/* Let go of the windows kept that end hold octets before off (all when
+ * off is UINT64_MAX, after the sink is done with them). */
+static void dwin_release(dwin *w, uint64_t off)
+{
+    uint64_t hold = w->sink->hold;
+    if (off == UINT64_MAX && w->nold && w->sink->sync)
+        w->sink->sync(w->sink->user);
+    unsigned k = 0;
+    while (k < w->nold && (off == UINT64_MAX || w->old[k].base + w->old[k].len + hold <= off)) {
+        munmap((void *)w->old[k].p, w->old[k].len);
+        k++;
+    }
+    memmove(w->old, w->old + k, (w->nold - k) * sizeof *w->old);
+    w->nold -= k;
+}
 
 /* The window holds [off, off + n): 0, or -1 when it cannot be mapped. */
 static int dwin_cover(dwin *w, int fd, uint64_t size, uint64_t off, size_t n)
 {
     if (w->p && off >= w->base && off + n <= w->base + w->len)
         return 0;
-    if (w->p)
+    if (w->p && w->old) {
+        if (w->nold == w->maxold)
+            dwin_release(w, UINT64_MAX); /* (not when hold is as said) */
+        w->old[w->nold++] = *w;
+        dwin_release(w, off);
+    } else if (w->p) {
         munmap((void *)w->p, w->len);
+    }
     w->p = NULL;
     w->base = off & ~(uint64_t)4095;
     w->len = size - w->base < DIRECT_WINDOW ? (size_t)(size - w->base) : DIRECT_WINDOW;
@@ -384,9 +411,15 @@ static int dwin_cover(dwin *w, int fd, uint64_t size, uint64_t off, size_t n)
 static uint64_t direct_read(reader *rd, const source *src, unsigned long long limit)
 {
     uint64_t size = (uint64_t)src->size, off = PCAP_FILE_HDR;
-    dwin w = {NULL, 0, 0};
+    dwin w = {NULL, 0, 0, rd->sink, NULL, 0, 0};
     if (size < PCAP_FILE_HDR || dwin_cover(&w, src->fd, size, 0, PCAP_FILE_HDR))
         return PCAP_FILE_HDR; /* (libpcap has read the header: not so) */
+    if (rd->sink->hold) {
+        /* Windows advance by at least half their size (a record is at
+         * most the snap length, 256 KiB). */
+        w.maxold = (unsigned)(rd->sink->hold / (DIRECT_WINDOW / 2)) + 4;
+        w.old = malloc(w.maxold * sizeof *w.old);
+    }
     const unsigned char *h = w.p;
     int be, nano;
     if (h[0] == 0xd4 && h[1] == 0xc3 && h[2] == 0xb2 && h[3] == 0xa1)
@@ -423,15 +456,23 @@ static uint64_t direct_read(reader *rd, const source *src, unsigned long long li
         }
         r = w.p + (off - w.base);
         uint64_t ts = (uint64_t)sec * 1000000000ull + (uint64_t)frac * (nano ? 1u : 1000u);
-        audit_packet(rd->a, ts, r + 16, caplen, len);
+        rd->sink->packet(rd->sink->user, ts, r + 16, caplen, len, w.old != NULL);
         off += 16 + (uint64_t)caplen;
         rd->count++;
         if ((rd->count & 4095) == 0)
             progress_show(pg, 0);
     }
     pg->pos = NULL;
-    if (w.p)
+    if (w.old) {
+        if (w.p && w.nold == w.maxold)
+            dwin_release(&w, UINT64_MAX);
+        if (w.p)
+            w.old[w.nold++] = w;
+        dwin_release(&w, UINT64_MAX);
+        free(w.old);
+    } else if (w.p) {
         munmap((void *)w.p, w.len);
+    }
     return at;
 }
 
@@ -475,7 +516,23 @@ int input_check(const char *name)
     return 0;
 }
 
+static void to_begin(void *user, const char *name, int linktype) { audit_begin_file(user, name, linktype); }
+
+static void to_packet(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen, int held)
+{
+    (void)held;
+    audit_packet(user, ts_ns, data, caplen, wirelen);
+}
+
+static void to_problem(void *user, mpa_finding_id id, const char *msg) { audit_input_problem(user, id, "%s", msg); }
+
 int input_file(audit *a, const char *name, const input_opts *o, unsigned long long *total)
+{
+    input_sink sink = {a, to_begin, to_packet, to_problem, NULL, 0};
+    return input_file_to(&sink, name, o, total);
+}
+
+int input_file_to(const input_sink *sink, const char *name, const input_opts *o, unsigned long long *total)
 {
     const char *filter = o->filter;
     unsigned long long max_count = o->max_count;
@@ -489,9 +546,9 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
         pcap_close(p);
         return 3;
     }
-    audit_begin_file(a, name, linktype_of(p));
+    sink->begin_file(sink->user, name, linktype_of(p));
     progress pg = {!o->quiet && o->progress && size >= (32 << 20) && isatty(2), size, input_now(), 0, fp, NULL};
-    reader rd = {a, 0, max_count, &pg, 24, 0, fp, (unsigned)pcap_snapshot(p), 1};
+    reader rd = {sink, 0, max_count, &pg, 24, 0, fp, (unsigned)pcap_snapshot(p), 1};
     /* In a classic pcap file the records' offsets follow from their
      * lengths; pcapng blocks carry more, so only "near" can be said.
      * libpcap has read the file's header: its first octets are known. */
@@ -548,8 +605,9 @@ int input_file(audit *a, const char *name, const input_opts *o, unsigned long lo
             if (!o->quiet)
                 fprintf(stderr, "mpa-audit: %s: %s in %s: %s%s\n", name, cut ? "cut short" : "unreadable", where,
                         msg, cut ? "; the packets before it are audited" : "; the rest of the file is not read");
-            audit_input_problem(a, cut ? MPA_F_CAP_TRUNCATED : MPA_F_CAP_UNREADABLE, "%s: %s in %s: %s", name,
-                                cut ? "file cut short" : "unreadable", where, msg);
+            char text[512];
+            snprintf(text, sizeof text, "%s: %s in %s: %s", name, cut ? "file cut short" : "unreadable", where, msg);
+            sink->problem(sink->user, cut ? MPA_F_CAP_TRUNCATED : MPA_F_CAP_UNREADABLE, text);
             rc = 4;
             break;
         }
@@ -598,7 +656,8 @@ int input_live(audit *a, const char *iface, const input_opts *o)
     audit_begin_file(a, name, linktype_of(p));
     g_live = p;
     progress pg = {0, 0, 0, 0, NULL, NULL};
-    reader rd = {a, 0, max_count, &pg, 0, 0, NULL, 0, nano && pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO ? 1 : 1000};
+    input_sink sink = {a, to_begin, to_packet, to_problem, NULL, 0};
+    reader rd = {&sink, 0, max_count, &pg, 0, 0, NULL, 0, nano && pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO ? 1 : 1000};
     double t0 = input_now();
     while (!g_stop) {
         if (max_count && rd.count >= max_count)

@@ -25,6 +25,21 @@ typedef struct input_opts {
  * packets before are audited. */
 int input_file(audit *a, const char *name, const input_opts *o, unsigned long long *total);
 
+/* The same, each packet (and the file's start, and a problem with it)
+ * handed to sink rather than to an auditor (mpa-audit -j's reader).
+ * hold (0: none): a packet handed on with held set stays readable until
+ * hold more octets of its file are read, or sync returns (called before
+ * the octets go: the sink is then done with every packet handed on). */
+typedef struct input_sink {
+    void *user;
+    void (*begin_file)(void *user, const char *name, int linktype);
+    void (*packet)(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen, int held);
+    void (*problem)(void *user, mpa_finding_id id, const char *msg);
+    void (*sync)(void *user);
+    uint64_t hold;
+} input_sink;
+int input_file_to(const input_sink *sink, const char *name, const input_opts *o, unsigned long long *total);
+
 /* Whether name opens as a capture (its file header): 0, or 2 (said on
  * stderr).  Not for "-" (that would consume standard input). */
 int input_check(const char *name);

@@ -607,9 +607,7 @@ static int merge(shard *sh, int n, FILE *out)
     return fail ? 1 : 0;
 }
 
-/* The documents of files[], or (texts not NULL) the texts themselves,
- * each freed. */
-static int merge_all(char *const *files, char **texts, int nfiles, FILE *out)
+int audit_merge(char *const *files, int nfiles, FILE *out)
 {
     if (nfiles < 1)
         return refuse("no shard documents named");
@@ -617,16 +615,8 @@ static int merge_all(char *const *files, char **texts, int nfiles, FILE *out)
     if (!sh)
         return refuse("out of memory");
     int rc = 0;
-    for (int i = 0; i < nfiles; i++) {
-        if (!texts)
-            rc = rc ? rc : load(&sh[i], files[i]);
-        else if (!rc)
-            rc = load_text(&sh[i], files[i], texts[i]);
-        else
-            free(texts[i]);
-        if (!texts && rc)
-            break;
-    }
+    for (int i = 0; i < nfiles && !rc; i++)
+        rc = load(&sh[i], files[i]);
     if (!rc)
         rc = check_together(sh, nfiles);
     if (!rc) {
@@ -647,7 +637,3 @@ static int merge_all(char *const *files, char **texts, int nfiles, FILE *out)
     free(sh);
     return rc;
 }
-
-int audit_merge(char *const *files, int nfiles, FILE *out) { return merge_all(files, NULL, nfiles, out); }
-
-int audit_merge_texts(char *const *names, char **texts, int n, FILE *out) { return merge_all(names, texts, n, out); }

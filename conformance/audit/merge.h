@@ -16,8 +16,4 @@
  * version, other options or inputs, a shard missing or twice). */
 int audit_merge(char *const *files, int nfiles, FILE *out);
 
-/* The same for documents in memory (mpa-audit -j): texts[i] (named
- * names[i] in messages, NUL-terminated) are freed. */
-int audit_merge_texts(char *const *names, char **texts, int n, FILE *out);
-
 #endif

@@ -7,7 +7,9 @@
 #include "report.h"
 
 #include <cJSON.h>
+#include <float.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -374,21 +376,191 @@ static cJSON *conn_json(const report *r, const audit_conn *c, int with_findings)
     return o;
 }
 
+/*
+ * A cJSON tree as text, laid out as cJSON_Print (formatted) and
+ * cJSON_PrintUnformatted lay it out, octet for octet (the goldens and
+ * mpa-audit merge hold the two to each other), without their cost: cJSON
+ * writes every number with sprintf and reads the non-integral ones back
+ * with sscanf; the report is most of its numbers.
+ */
+typedef struct jbuf {
+    char *p;
+    size_t n, cap;
+    int fail;
+} jbuf;
+
+/* Room for k more octets (NULL when there is no memory): the buffer
+ * grows seldom, so that is kept out of the way. */
+static char *jb_grow(jbuf *b, size_t k)
+{
+    size_t nc = b->cap ? b->cap : 4096;
+    while (nc - b->n < k)
+        nc *= 2;
+    char *np = realloc(b->p, nc);
+    if (!np) {
+        b->fail = 1;
+        return NULL;
+    }
+    b->p = np;
+    b->cap = nc;
+    return b->p + b->n;
+}
+
+static inline char *jb_room(jbuf *b, size_t k) { return b->cap - b->n >= k ? b->p + b->n : jb_grow(b, k); }
+
+static inline void jb_put(jbuf *b, const char *s, size_t k)
+{
+    char *d = jb_room(b, k);
+    if (d) {
+        memcpy(d, s, k);
+        b->n += k;
+    }
+}
+
+static inline void jb_ch(jbuf *b, char c)
+{
+    char *d = jb_room(b, 1);
+    if (d) {
+        *d = c;
+        b->n++;
+    }
+}
+
+static void jb_tabs(jbuf *b, unsigned n)
+{
+    char *d = jb_room(b, n);
+    if (d) {
+        memset(d, '\t', n);
+        b->n += n;
+    }
+}
+
+/* A string, escaped as cJSON escapes it. */
+static void jb_str(jbuf *b, const char *s)
+{
+    jb_ch(b, '"');
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+        const unsigned char *q = p;
+        while (*q > 31 && *q != '"' && *q != '\\')
+            q++;
+        jb_put(b, (const char *)p, (size_t)(q - p));
+        if (!*q)
+            break;
+        char e[8];
+        switch (*q) {
+        case '"': case '\\': e[0] = '\\'; e[1] = (char)*q; e[2] = 0; break;
+        case '\b': memcpy(e, "\\b", 3); break;
+        case '\f': memcpy(e, "\\f", 3); break;
+        case '\n': memcpy(e, "\\n", 3); break;
+        case '\r': memcpy(e, "\\r", 3); break;
+        case '\t': memcpy(e, "\\t", 3); break;
+        default: snprintf(e, sizeof e, "\\u%04x", *q);
+        }
+        jb_put(b, e, strlen(e));
+        p = q + 1;
+    }
+    jb_ch(b, '"');
+}
+
+static void jb_num(jbuf *b, const cJSON *x)
+{
+    double d = x->valuedouble;
+    char t[32];
+    if (isnan(d) || isinf(d)) {
+        jb_put(b, "null", 4);
+    } else if (d == (double)x->valueint) {
+        /* an integer (what cJSON writes with %d) */
+        char *e = t + sizeof t, *q = e;
+        long long v = x->valueint;
+        unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+        do
+            *--q = (char)('0' + u % 10);
+        while (u /= 10);
+        if (v < 0)
+            *--q = '-';
+        jb_put(b, q, (size_t)(e - q));
+    } else {
+        /* 15 significant digits when they give the number back, else 17 */
+        int k = snprintf(t, sizeof t, "%1.15g", d);
+        double back = strtod(t, NULL);
+        double m = fabs(back) > fabs(d) ? fabs(back) : fabs(d);
+        if (!(fabs(back - d) <= m * DBL_EPSILON))
+            k = snprintf(t, sizeof t, "%1.17g", d);
+        jb_put(b, t, (size_t)k);
+    }
+}
+
+static void jb_value(jbuf *b, const cJSON *x, int fmt, unsigned depth)
+{
+    switch (x->type & 0xFF) {
+    case cJSON_False:
+        jb_put(b, "false", 5);
+        break;
+    case cJSON_True:
+        jb_put(b, "true", 4);
+        break;
+    case cJSON_NULL:
+        jb_put(b, "null", 4);
+        break;
+    case cJSON_Number:
+        jb_num(b, x);
+        break;
+    case cJSON_String:
+        jb_str(b, x->valuestring);
+        break;
+    case cJSON_Array:
+        jb_ch(b, '[');
+        for (const cJSON *e = x->child; e; e = e->next) {
+            jb_value(b, e, fmt, depth + 1);
+            if (e->next)
+                jb_put(b, ", ", fmt ? 2 : 1);
+        }
+        jb_ch(b, ']');
+        break;
+    case cJSON_Object:
+        jb_put(b, "{\n", fmt ? 2 : 1);
+        for (const cJSON *e = x->child; e; e = e->next) {
+            if (fmt)
+                jb_tabs(b, depth + 1);
+            jb_str(b, e->string);
+            jb_put(b, ":\t", fmt ? 2 : 1);
+            jb_value(b, e, fmt, depth + 1);
+            if (e->next)
+                jb_ch(b, ',');
+            if (fmt)
+                jb_ch(b, '\n');
+        }
+        if (fmt)
+            jb_tabs(b, depth);
+        jb_ch(b, '}');
+        break;
+    default:
+        b->fail = 1; /* (the report makes no other kind) */
+    }
+}
+
+/* o as text (NULL when out of memory); o is deleted. */
 static char *json_text(cJSON *o, int formatted)
 {
-    char *s = formatted ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
+    jbuf b = {NULL, 0, 0, 0};
+    if (o)
+        jb_value(&b, o, formatted, 0);
+    jb_ch(&b, 0);
     cJSON_Delete(o);
-    return s;
+    if (b.fail || !o) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
 }
 
 static void put_json(report *r, cJSON *o, int formatted)
 {
-    char *s = formatted ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
+    char *s = json_text(o, formatted);
     if (s) {
         fputs(s, r->f);
         free(s);
     }
-    cJSON_Delete(o);
 }
 
 /* ---- text ------------------------------------------------------------- */
@@ -600,7 +772,7 @@ static void on_conn(void *user, const audit_conn *c)
 
 audit_out report_sink(report *r)
 {
-    audit_out out = {r, on_finding, on_conn};
+    audit_out out = {r, on_finding, on_conn, NULL, NULL};
     return out;
 }
 

@@ -17,7 +17,9 @@
 #  - shards that do not belong together are refused (exit status 2);
 #  - mpa-audit -j 2 and -j 3 write what -j 1 writes (--json, --jsonl and
 #    text, --no-timing), with the same exit status and messages, on the
-#    reference captures, the generated ones and inputs cut short.
+#    reference captures, the generated ones, inputs cut short, through
+#    a BPF filter (libpcap's reader) and from standard input; with a
+#    limit reached, -j 3 writes the same twice and a complete report.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 audit=build/mpa-audit
@@ -184,6 +186,12 @@ head -c 1500000 "$big" >"$tmp/big-cut.pcap"
 head -c 5000 captures/interop-demo.pcapng >"$tmp/cut.pcapng"
 jobs "$big"
 jobs "$many"
+# Large enough that the reader lets go of the parts of the file it mapped
+# while workers still read packets from it.
+large=$tmp/large.pcap
+$gen --big "$large" --bytes 40M --seed 3 >/dev/null 2>&1
+jobs "$large"
+rm -f "$large"
 jobs "$tmp/big-cut.pcap"
 jobs "$tmp/cut.pcapng"
 jobs captures/bad-cut.pcap captures/scen-crc-bad.pcap
@@ -192,8 +200,18 @@ jobs captures/bad-magic.pcap
 jobs /nonexistent/x.pcap
 opts="-c 1000"
 jobs "$big"
+opts="-f tcp"
+jobs "$big" captures/interop-demo.pcapng
 opts=""
-# Standard input is read once (by one thread).
+# A limit reached in a worker: not one run's report, but the same every
+# time, said, and complete.
+for k in 1 2; do
+    $audit -j 3 --jsonl --no-timing --max-conns 2 --max-mpa 2 "$many" >"$tmp/lim$k.out" 2>&1
+done
+if cmp -s "$tmp/lim1.out" "$tmp/lim2.out" && grep -q '"id":"MPA-CAP-LIMIT"' "$tmp/lim1.out" &&
+    tail -n 1 "$tmp/lim1.out" | grep -q '"type":"summary"'; then ok; else
+    ko "-j 3 with limits reached: reports differ between runs, or no limit said, or no summary"; fi
+# Standard input is read once (by the reader).
 $audit -j 1 --json --no-timing - <"$big" >"$tmp/j1.out" 2>&1
 $audit -j 2 --json --no-timing - <"$big" >"$tmp/jn.out" 2>&1
 if cmp -s "$tmp/j1.out" "$tmp/jn.out"; then ok; else ko "-j 2 on standard input differs from -j 1"; fi

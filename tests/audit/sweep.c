@@ -105,7 +105,7 @@ static void run(const capture *cap, const audit_opts *o, size_t skip, size_t cut
 {
     memset(ids, 0, sizeof *ids);
     ids->detail = getenv("SWEEP_DETAIL") && skip == SIZE_MAX && cut == SIZE_MAX ? 0 : getenv("SWEEP_DETAIL") != NULL;
-    audit_out out = {ids, on_finding, NULL};
+    audit_out out = {ids, on_finding, NULL, NULL, NULL};
     audit *a = audit_new(o, &out);
     if (!a)
         abort();
