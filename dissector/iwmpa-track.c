@@ -391,9 +391,10 @@ void iw_track_cleanup(void)
     g_conns = NULL;
 }
 
-static conn *conn_get(const iw_seg *seg, int forced)
+static conn *conn_get(const iw_seg *seg, int forced, int *fresh)
 {
     conn *c = g_hash_table_lookup(g_conns, GUINT_TO_POINTER(seg->stream + 1));
+    *fresh = !c;
     if (c)
         return c;
     c = g_new0(conn, 1);
@@ -469,13 +470,14 @@ static iw_frame *finish_frame(conn *c, const iw_seg *seg, int dir, uint32_t held
     return fr;
 }
 
-iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, int forced, int *became_mpa)
+iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, int forced, int *became_mpa,
+                   int *first_seen)
 {
     *became_mpa = 0;
     if (!g_conns)
         iw_track_init();
     g_cur.prefs = settings;
-    conn *c = conn_get(seg, forced);
+    conn *c = conn_get(seg, forced, first_seen);
     if (!c->mc)
         return NULL; /* over, or out of memory */
     if (forced && !c->forced) {
