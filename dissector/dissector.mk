@@ -54,7 +54,9 @@ PLUGINDIR ?= $(WS_PLUGINDIR)/epan
 #                        dissector bug); run by make test
 #   make plugin-fuzz     the same for FUZZ_SECONDS (default 600)
 #   make bench-plugin    scripts/bench-plugin.sh: tshark with the plugin
-#                        against tshark with the built-in dissector
+#                        against tshark with the built-in dissector of the
+#                        same release, on this system and in the cached
+#                        trixie and sid chroots; time and peak-RSS ratios
 #   make plugin-matrix   scripts/plugin-matrix.sh: the whole project built
 #                        with -Werror, the plugin's CMake build, its
 #                        install folder and plugin-golden, on this system

@@ -327,10 +327,10 @@ void iw_tap_register(void)
     iw_tap = register_tap("iwmpa");
 
     static stat_tap_table_ui conv_ui = {
-        REGISTER_STAT_GROUP_GENERIC, conv_title, "iwmpa", "iwmpa,conv", conv_init, conv_packet, reset_table,
+        REGISTER_PACKET_STAT_GROUP_UNSORTED, conv_title, "iwmpa", "iwmpa,conv", conv_init, conv_packet, reset_table,
         free_item, NULL, G_N_ELEMENTS(conv_fields), conv_fields, 0, NULL, NULL, 0};
     static stat_tap_table_ui find_ui = {
-        REGISTER_STAT_GROUP_GENERIC, find_title, "iwmpa", "iwmpa,findings", find_init, find_packet, reset_table,
+        REGISTER_PACKET_STAT_GROUP_UNSORTED, find_title, "iwmpa", "iwmpa,findings", find_init, find_packet, reset_table,
         free_item, NULL, G_N_ELEMENTS(find_fields), find_fields, 0, NULL, NULL, 0};
     register_stat_tap_table_ui(&conv_ui);
     register_stat_tap_table_ui(&find_ui);

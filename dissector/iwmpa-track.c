@@ -25,6 +25,7 @@
 #include "mpaconn.h"
 
 #define HIST 81920u          /* > the largest FPDU on the wire (66060 octets) */
+#define HIST_MIN 2048u       /* the smallest buffer of held octets */
 #define CARRIED 64u          /* frames remembered per direction */
 
 typedef struct conn {
@@ -33,9 +34,13 @@ typedef struct conn {
     uint16_t client_port;
     int forced;
     mc_conn *mc;                /* NULL once the connection is over */
-    /* the last HIST delivered octets of each direction, for items that
-     * span segments */
+    /* the delivered octets of each direction not shown yet (from
+     * used_end on, at most the last HIST), for items that span segments:
+     * hist_len octets up to hist_end, in a buffer of hist_cap that grows
+     * to what is held (one FPDU, usually) rather than HIST per direction
+     * of every open connection */
     uint8_t *hist[2];
+    uint32_t hist_len[2], hist_cap[2];
     uint64_t hist_end[2];       /* stream offset after the last kept octet */
     uint64_t hole_end[2];       /* octets before this are not all in hist */
     /* the frames that carried the last delivered octets of each direction
@@ -89,19 +94,15 @@ static void place(iw_item *it)
         it->bytes_len = have < it->len ? (uint32_t)have : it->len;
         return;
     }
-    uint8_t *h = c->hist[it->dir];
+    const uint8_t *h = c->hist[it->dir];
     uint64_t end = c->hist_end[it->dir];
-    uint64_t lo = end > HIST ? end - HIST : 0;
-    if (lo < c->hole_end[it->dir])
-        lo = c->hole_end[it->dir];
+    uint64_t base = end - c->hist_len[it->dir];
+    uint64_t lo = base < c->hole_end[it->dir] ? c->hole_end[it->dir] : base;
     if (!h || it->off < lo || it->off >= end)
         return;
     uint64_t stop = it->off + it->len < end ? it->off + it->len : end;
     uint32_t n = (uint32_t)(stop - it->off);
-    uint8_t *copy = wmem_alloc(wmem_file_scope(), n);
-    for (uint32_t i = 0; i < n; i++)
-        copy[i] = h[(it->off + i) % HIST];
-    it->bytes = copy;
+    it->bytes = wmem_memdup(wmem_file_scope(), h + (it->off - base), n);
     it->bytes_len = n;
 }
 
@@ -220,18 +221,39 @@ static void on_event(void *user, const mpa_event *ev)
 
 /* ---- what the capture layer tells ------------------------------------- */
 
+/* Keeps the octets delivered at off, and of those before them the ones
+ * not shown yet (an item that spans segments begins there): the shown
+ * ones are dropped, and all before a hole. */
 static void hist_put(conn *c, int dir, uint64_t off, const uint8_t *p, uint32_t len)
 {
-    if (!c->hist[dir])
-        c->hist[dir] = g_malloc(HIST);
-    uint32_t k = len > HIST ? len - HIST : 0;
-    for (uint32_t i = k; i < len;) {
-        uint64_t at = (off + i) % HIST;
-        uint32_t n = len - i < HIST - at ? len - i : (uint32_t)(HIST - at);
-        memcpy(c->hist[dir] + at, p + i, n);
-        i += n;
-    }
+    uint64_t end = c->hist_end[dir];
+    uint32_t keep = c->hist_len[dir];
+    if (off != end)
+        keep = 0;
+    else if (c->used_end[dir] > end - keep)
+        keep = c->used_end[dir] < end ? (uint32_t)(end - c->used_end[dir]) : 0;
     c->hist_end[dir] = off + len;
+    if (len >= HIST) {
+        p += len - HIST;
+        len = HIST;
+        keep = 0;
+    } else if (keep > HIST - len) {
+        keep = HIST - len;
+    }
+    uint32_t need = keep + len;
+    uint8_t *h = c->hist[dir];
+    if (keep && keep < c->hist_len[dir])
+        memmove(h, h + (c->hist_len[dir] - keep), keep);
+    /* Grow to what is held; give back a buffer four times too large. */
+    if (need > c->hist_cap[dir] || (c->hist_cap[dir] > HIST_MIN * 4 && need < c->hist_cap[dir] / 4)) {
+        uint32_t cap = HIST_MIN;
+        while (cap < need)
+            cap *= 2;
+        c->hist[dir] = h = g_realloc(h, MIN(cap, HIST));
+        c->hist_cap[dir] = MIN(cap, HIST);
+    }
+    memcpy(h + keep, p, len);
+    c->hist_len[dir] = need;
 }
 
 static void on_data(void *user, int dir, uint64_t off, const uint8_t *p, uint32_t len, uint64_t frame)
@@ -340,6 +362,7 @@ static void conn_release(conn *c)
     for (int dir = 0; dir < 2; dir++) {
         g_free(c->hist[dir]);
         c->hist[dir] = NULL;
+        c->hist_len[dir] = c->hist_cap[dir] = 0;
     }
     mc_free(c->mc);
     c->mc = NULL;
@@ -368,9 +391,10 @@ void iw_track_cleanup(void)
     g_conns = NULL;
 }
 
-static conn *conn_get(const iw_seg *seg, int forced)
+static conn *conn_get(const iw_seg *seg, int forced, int *fresh)
 {
     conn *c = g_hash_table_lookup(g_conns, GUINT_TO_POINTER(seg->stream + 1));
+    *fresh = !c;
     if (c)
         return c;
     c = g_new0(conn, 1);
@@ -446,13 +470,14 @@ static iw_frame *finish_frame(conn *c, const iw_seg *seg, int dir, uint32_t held
     return fr;
 }
 
-iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, int forced, int *became_mpa)
+iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, int forced, int *became_mpa,
+                   int *first_seen)
 {
     *became_mpa = 0;
     if (!g_conns)
         iw_track_init();
     g_cur.prefs = settings;
-    conn *c = conn_get(seg, forced);
+    conn *c = conn_get(seg, forced, first_seen);
     if (!c->mc)
         return NULL; /* over, or out of memory */
     if (forced && !c->forced) {

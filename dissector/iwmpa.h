@@ -154,8 +154,10 @@ void iw_track_cleanup(void);
 /* First pass: follow seg (frame number num) and return what happened in
  * this frame (NULL when it is not an MPA connection's). forced: the
  * connection was given to iwmpa with Decode As.  *became_mpa is set in
- * the frame where the connection turned out to speak MPA. */
-iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, int forced, int *became_mpa);
+ * the frame where the connection turned out to speak MPA, *first_seen in
+ * the first frame of its TCP connection (tcp.stream) that is followed. */
+iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, int forced, int *became_mpa,
+                   int *first_seen);
 
 /* The tap "iwmpa" (iwmpa-tap.c): each frame drawn queues its iw_frame
  * (what the first pass kept) for the statistics -z iwmpa,conv and

@@ -1238,8 +1238,8 @@ static iw_frame *first_pass(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
      * looked up (it costs, on every TCP frame). */
     conversation_t *conv = decode_as_used ? find_conversation_pinfo(pinfo, 0) : NULL;
     int forced = conv && conversation_get_proto_data(conv, proto_iwmpa) != NULL;
-    int became_mpa;
-    iw_frame *fr = iw_track(seg, pinfo->num, &g_prefs, forced, &became_mpa);
+    int became_mpa, first_seen;
+    iw_frame *fr = iw_track(seg, pinfo->num, &g_prefs, forced, &became_mpa, &first_seen);
     if (fr) {
         int src = seg->payload_len ? data_src_index(pinfo, seg->tvb) : -1;
         fr->pay_src = (int16_t)src;
@@ -1247,10 +1247,12 @@ static iw_frame *first_pass(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
         fr->pay_len = src >= 0 ? seg->payload_len : 0;
         p_add_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0, fr);
     }
-    if (seg->syn && !seg->ack_flag && pref_in_charge) {
-        /* A connection opens: until it is known to speak MPA, TCP offers
-         * its payload to the probe first (before the port's dissector),
-         * which takes a startup frame and declines anything else. */
+    if (first_seen && pref_in_charge) {
+        /* A connection opens (its SYN), or its first frame in the
+         * capture when its SYN is not there: until it is known to speak
+         * MPA, TCP offers its payload to the probe first (before the
+         * port's dissector), which takes a startup frame and declines
+         * anything else.  One look-up per connection. */
         conversation_t *c = find_or_create_conversation(pinfo);
         if (c && !conversation_get_dissector(c, pinfo->num + 1))
             conversation_set_dissector_from_frame_number(c, pinfo->num + 1, iwmpa_probe_handle);

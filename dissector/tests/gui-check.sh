@@ -16,9 +16,12 @@
 #   crc-2008.png      the details of an FPDU of the 2008 stack (markers, CRC)
 #   expert.png        the Expert Information dialog
 #   hierarchy.png     Protocol Hierarchy (Statistics menu)
+#   stats-conv.png    Statistics > iWARP MPA Connections (the tap's table)
+#   stats-findings.png  Statistics > iWARP MPA Findings
 # and checks each screen without looking at pixels: the GUI's window
 # titles (xdotool), and tshark with the same HOME and profile on the same
-# frame (-T pdml, -T fields, -z expert, -z io,phs).
+# frame (-T pdml, -T fields, -z expert, -z io,phs, -z iwmpa,conv and
+# -z iwmpa,findings).
 #   dissector/tests/gui-check.sh [OUTDIR]      (make plugin-gui)
 # Needs wireshark (wireshark-qt), Xvfb (xvfb), xwd (x11-apps), xwdtopnm
 # and pnmtopng (netpbm), xdotool, tshark; scripts/deps.sh installs them.
@@ -111,12 +114,24 @@ export DISPLAY
 start() {
     prof=$1 file=$2
     shift 2
-    as_user wireshark -C "$prof" -r "$home/$file" "$@" >>"$out/wireshark.txt" 2>&1 &
+    # Wireshark itself takes the subshell's pid (exec), so that stop ends
+    # it and no earlier Wireshark is left to take the keys or be found by
+    # its window title.
+    (
+        export HOME="$home" XDG_RUNTIME_DIR="$home"
+        if [ "$(id -u)" = 0 ]; then
+            exec setpriv --reuid=65534 --regid=65534 --clear-groups wireshark -C "$prof" -r "$home/$file" "$@"
+        fi
+        exec wireshark -C "$prof" -r "$home/$file" "$@"
+    ) >>"$out/wireshark.txt" 2>&1 &
     ws_pid=$!
     wid=$(timeout 60 xdotool search --sync --onlyvisible --name "$file" 2>/dev/null | head -1)
     [ -n "$wid" ] || { ko "Wireshark showed no window for $file"; return 1; }
     xdotool windowmove "$wid" 0 0 windowsize "$wid" 1280 1024 2>/dev/null
     sleep 3
+    # No window manager gives it the keyboard: the keys of the menus
+    # (alt+s) go to the focused window.
+    xdotool windowfocus --sync "$wid" 2>/dev/null
 }
 stop() {
     [ -n "$ws_pid" ] && kill "$ws_pid" 2>/dev/null && wait "$ws_pid" 2>/dev/null
@@ -262,6 +277,47 @@ ts -C iwmpa-list -r "$home/demo.pcapng" -q -z io,phs >"$out/hierarchy.txt" 2>&1
 awk '$1 == "iwmpa" { m = $2 } $1 == "data" && m && !d { d = $2 } END { exit !(m == "frames:51" && d != "") }' \
     "$out/hierarchy.txt" && ok "hierarchy: iwmpa in 51 frames, data under it" ||
     ko "hierarchy: iwmpa or data missing (see $out/hierarchy.txt)"
+
+# ---- 8. the tap's tables (Statistics > iWARP MPA Connections, ... Findings) -
+# Opened from the Statistics menu by the keyboard, as a user would: in
+# Wireshark 4.0 the menu opens on its first item, Capture File Properties;
+# the tables of Wireshark's unsorted group (DHCP (BOOTP) Statistics,
+# NetPerfMeter Statistics, ONC-RPC Programs, then ours, in the order they
+# were registered) follow the eight fixed items.  The dialog's title says
+# which table opened; tshark with the same HOME and profile prints the
+# rows the dialog shows (one registration serves both).
+# menu_table DOWNS TITLE NAME: the entry DOWNS items below the first.
+menu_table() {
+    start iwmpa-list demo.pcapng || return
+    xdotool key alt+s 2>/dev/null
+    sleep 1.5
+    xdotool key --repeat "$1" --delay 150 Down 2>/dev/null
+    sleep 0.3
+    xdotool key Return 2>/dev/null
+    sleep 3
+    shot "$3"
+    titles | grep -q "^Wireshark · $2 · demo.pcapng\$" && ok "$3: Statistics > $2 opened its table" ||
+        ko "$3: no '$2' window from the Statistics menu ($(titles | tr '\n' ';'))"
+    stop
+}
+menu_table 11 "iWARP MPA Connections" stats-conv
+menu_table 12 "iWARP MPA Findings" stats-findings
+ts -C iwmpa-list -r "$home/demo.pcapng" -q -z iwmpa,conv >"$out/stats-conv.txt" 2>&1
+# The four connections of the demo: roles, Rev, IRD/ORD, the bad CRC and
+# the TERMINATE of stream 1, findings by level.
+for row in "0 |192.0.2.10:41000 |Initiator |192.0.2.20:18515 |Responder |2 |1 |1 |1 |16 |16 |Write |16 |17548 |16 |10760 |0 |0 |0 |0 |0 |" \
+    "1 |192.0.2.10:41001 |Initiator |192.0.2.30:18515 |Responder |1 |1 |1 |1 |- |- |- |2 |312 |2 |1772 |1 |1 |1 |0 |0 |" \
+    "2 |192.0.2.10:41002 |Initiator |192.0.2.40:18515 |Responder |2 |1 |1 |1 |16 |32 |- |1 |156 |1 |156 |0 |0 |2 |0 |0 |" \
+    "3 |192.0.2.10:41003 |Initiator |192.0.2.50:18515 |Responder |1 |- |- |- |- |- |- |0 |0 |0 |0 |0 |0 |0 |1 |0 |"; do
+    grep -qxF "$row" "$out/stats-conv.txt" && ok "stats-conv: connection ${row%% *}" ||
+        ko "stats-conv: no row '$row' (see $out/stats-conv.txt)"
+done
+[ "$(grep -c '^[0-9]* |192' "$out/stats-conv.txt")" = 4 ] && ok "stats-conv: four connections" ||
+    ko "stats-conv: not four connections (see $out/stats-conv.txt)"
+ts -C iwmpa-list -r "$home/demo.pcapng" -q -z iwmpa,findings >"$out/stats-findings.txt" 2>&1
+got=$(awk -F' [|]' '$1 ~ /^MPA-/ { printf "%s %s %s %s;", $1, $2, $3, $4 }' "$out/stats-findings.txt")
+[ "$got" = "MPA-CRC-VALID MUST 1 23;MPA-ENH-A-ECHO MUST 1 28;MPA-ENH-ORD-LE-IRD MUST 1 28;MPA-STA-REJECT SHOULD 1 45;" ] &&
+    ok "stats-findings: $got" || ko "stats-findings: '$got' (see $out/stats-findings.txt)"
 
 [ $fails = 0 ] || { echo "plugin-gui: $fails check(s) FAILED; screenshots in $out"; exit 1; }
 echo "plugin-gui: all checks passed; screenshots in $out"
