@@ -181,6 +181,8 @@ void conn_free(conn *c)
 {
     pbuf_free(&c->tx);
     pbuf_free(&c->rx);
+    pbuf_free(&c->msg);
+    pbuf_free(&c->held);
     mpa_feeder_free(c->feed);
     free(c->s);
     c->feed = NULL;

@@ -23,6 +23,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conn_priv.h"
@@ -175,6 +176,92 @@ static void echo_send(conn *c, const mpa_event *ev)
 
 /* The largest message one of this end's untagged buffers holds. */
 #define RX_BUF_MAX (1u << 20)
+
+/* The application's echo of one delivered Send message of n octets
+ * (RFC 5041 5.3, 5.4: each message once, in sending order), as the
+ * delivery faults change it. */
+static void echo_message(conn *c, const uint8_t *p, size_t n, uint32_t seg)
+{
+    c->delivered++;
+    if (c->cfg->fault == FAULT_ECHO_REORDERED && !c->fault_done && !c->fault_na) {
+        if (!c->holding) { /* the first message waits behind the second */
+            c->held.len = 0;
+            if (pbuf_reserve(&c->held, n ? n : 1)) {
+                local_error(c);
+                return;
+            }
+            memcpy(c->held.p, p, n);
+            c->held.len = n;
+            c->held_seg = seg;
+            c->holding = 1;
+            return;
+        }
+        c->echo_seg = seg;
+        queue_send(c, p, n, 0, 1, 0);
+        c->echo_seg = c->held_seg;
+        queue_send(c, c->held.p, c->held.len, 0, 1, 0);
+        c->echo_seg = 0;
+        c->holding = 0;
+        c->fault_done = 1;
+        return;
+    }
+    c->echo_seg = seg;
+    queue_send(c, p, n, 0, 1, 0);
+    if (faulty(c, FAULT_ECHO_TWICE)) {
+        queue_send(c, p, n, 0, 1, 0); /* delivered a second time */
+        c->fault_done = 1;
+    }
+    c->echo_seg = 0;
+}
+
+/* A Send segment that passed the checks: placed at its MO in the
+ * message buffer; the message is delivered (echoed whole) when its L=1
+ * segment came (RFC 5041 5.4, RFC 5040 5.5 rule 16).  Segments sent
+ * twice land on the same octets. */
+static void deliver_send(conn *c, const mpa_event *ev)
+{
+    const mpa_ev_fpdu *f = &ev->u.fpdu;
+    const mpa_ddp_hdr *h = &f->ddp.hdr;
+    size_t n = f->ddp.payload_len;
+    int early = c->cfg->fault == FAULT_ECHO_EARLY && !c->fault_na;
+    if (early || (uint64_t)h->mo + n > RX_BUF_MAX) {
+        /* the fault hands every segment up as it comes (a past-the-buffer
+         * one only comes with ddp-unchecked: echoed alone too) */
+        if (early && !h->last)
+            c->fault_done = 1;
+        echo_send(c, ev);
+        return;
+    }
+    size_t end = (size_t)h->mo + n;
+    if (end > c->msg.len) {
+        if (pbuf_reserve(&c->msg, end - c->msg.len)) {
+            local_error(c);
+            return;
+        }
+        memset(c->msg.p + c->msg.len, 0, end - c->msg.len);
+        c->msg.len = end;
+    }
+    if (n > c->msg_seg)
+        c->msg_seg = (uint32_t)n;
+    if (h->mo <= c->msg_have && end > c->msg_have)
+        c->msg_have = (uint32_t)end;
+    size_t got = fpdu_ulpdu(c, ev, ulp_in, sizeof ulp_in);
+    if (got == f->ulpdu_len && n)
+        memcpy(c->msg.p + h->mo, ulp_in + f->ddp.need_len, n);
+    if (!h->last)
+        return;
+    /* a message with a hole (a segment this end did not take: only
+     * with drop-first-fpdu) is never complete, so never delivered */
+    if (c->msg_have >= end)
+        echo_message(c, c->msg.p ? c->msg.p : ulp_in, end, c->msg_seg);
+    c->msg.len = 0;
+    c->msg_seg = 0;
+    c->msg_have = 0;
+    if (c->msg.cap > (256u << 10)) { /* a large message: give its room back */
+        free(c->msg.p);
+        memset(&c->msg, 0, sizeof c->msg);
+    }
+}
 
 /* The TERMINATE for an error in segment f (RFC 5040 7.1 rule 2): sent
  * once the events of this input are handled; whatever the peer sends
@@ -399,7 +486,7 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
     case MPA_RDMAP_SEND_SE:
     case MPA_RDMAP_SEND_SE_INVALIDATE:
         if (c->role == MPA_ROLE_RESPONDER) {
-            echo_send(c, ev);
+            deliver_send(c, ev);
         } else {
             /* An echo of our Send number echoes_done: check the octets
              * the engine kept (the first 128 of the ULPDU). */

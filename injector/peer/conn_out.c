@@ -205,6 +205,8 @@ void queue_send(conn *c, const uint8_t *payload, size_t plen, uint32_t mo, int l
     static uint8_t seg[MPA_ULPDU_MAX];
     /* Within MULPDU for any MSS (536, markers): no need to ask the MSS. */
     size_t room = plen <= 500 ? 500 : mulpdu(c) - MPA_DDP_UNTAGGED_HDR_LEN;
+    if (c->echo_seg && room > c->echo_seg && c->echo_seg >= 500)
+        room = c->echo_seg; /* an echo keeps the sender's larger segments */
     size_t off = 0;
     do {
         size_t n = plen - off < room ? plen - off : room;

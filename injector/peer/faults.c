@@ -169,6 +169,19 @@ static const fault_info faults[FAULT__COUNT] = {
                           "data, no RTR and no TERMINATE (only a Responder that sends such a Reply shows "
                           "it)",
                           "(the other end is the faulty one here)"},
+    [FAULT_ECHO_EARLY] = {"echo-early", FAULT_ROLE_R, 0, "-", "-",
+                          "echoes each Send segment as it arrives, before the message's L=1 segment "
+                          "came (a message never finished is echoed in part); breaks MPA-RCV-DELIVERY "
+                          "(only a peer that sends a message in several segments shows it)",
+                          "(the other end is the faulty one here)"},
+    [FAULT_ECHO_TWICE] = {"echo-twice", FAULT_ROLE_R, 0, "-", "-",
+                          "delivers the first Send message twice (two echoes); breaks MPA-RCV-DELIVERY",
+                          "(the other end is the faulty one here)"},
+    [FAULT_ECHO_REORDERED] = {"echo-reordered", FAULT_ROLE_R, 0, "-", "-",
+                              "delivers the first two Send messages in the reverse order (the first "
+                              "echo waits behind the second; with one message, never sent); breaks "
+                              "MPA-RCV-DELIVERY",
+                              "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

@@ -74,6 +74,9 @@ typedef enum peer_fault {
     FAULT_ATOMIC_UNALIGNED,
     FAULT_WRITE_UNBOUNDED,
     FAULT_A1_IGNORED,
+    FAULT_ECHO_EARLY,
+    FAULT_ECHO_TWICE,
+    FAULT_ECHO_REORDERED,
     FAULT__COUNT
 } peer_fault;
 
@@ -227,6 +230,16 @@ typedef struct conn {
     /* the peer's untagged queues 0-3 (RFC 5041 7.1): the MSN of the
      * message the one buffer this end posts on each takes next */
     uint32_t rx_msn[4];
+    /* the Send message being reassembled (RFC 5041 5.4: delivered, so
+     * echoed, only whole, once its L=1 segment came): its octets so far,
+     * up to RX_BUF_MAX; and, for --fault echo-reordered, the echo held
+     * back behind the next one */
+    pbuf msg, held;
+    uint8_t holding;
+    uint32_t msg_seg, held_seg; /* their largest segment's payload */
+    uint32_t msg_have;    /* msg holds every octet below this one */
+    uint32_t echo_seg;    /* queue_send cuts at this payload too when 500 or more (0: MULPDU only) */
+    unsigned long delivered; /* Send messages delivered (echoed) */
 
     /* findings, by id: about the peer and about this end */
     uint64_t f_peer[FSET_WORDS], f_self[FSET_WORDS];
