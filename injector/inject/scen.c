@@ -123,7 +123,7 @@ int sc_known_req(const char *id)
     return mpa_rule_find(id) != MPA_F__COUNT;
 }
 
-const char *const sc_need_words[] = {"enhanced", "p2p", "markers", "reject", "client-server", "buffers", "atomics", NULL};
+const char *const sc_need_words[] = {"enhanced", "p2p", "markers", "reject", "client-server", "buffers", "atomics", "immediate", NULL};
 
 /* ---- freeing ---------------------------------------------------------- */
 

@@ -288,8 +288,28 @@ enum {
     DDP_UC_TOO_LONG = 0x05,
     RDMAP_ET_PROTECTION = 1, RDMAP_C_CANNOT_INVALIDATE = 0x09,
     RDMAP_C_INVALID_STAG = 0x00, RDMAP_C_BOUNDS = 0x01, RDMAP_C_TO_WRAP = 0x04,
-    RDMAP_ET_OPERATION = 2, RDMAP_C_CATASTROPHIC_STREAM = 0x07,
+    RDMAP_ET_OPERATION = 2, RDMAP_C_CATASTROPHIC_STREAM = 0x07, RDMAP_C_UNSPECIFIED = 0xFF,
 };
+
+/* RFC 7306 6.3: an Immediate Data message holds exactly 8 octets after
+ * its DDP header; one of another size is refused with a TERMINATE
+ * (RFC 7306 names no code: Remote Operation Error, Unspecified).  1 when
+ * the reaction is set. */
+static int imm_len_check(conn *c, const mpa_ev_fpdu *f)
+{
+    const mpa_ddp_hdr *h = &f->ddp.hdr;
+    if (h->tagged || (h->opcode != MPA_RDMAP_IMMEDIATE && h->opcode != MPA_RDMAP_IMMEDIATE_SE) ||
+        f->ulpdu_len < MPA_DDP_UNTAGGED_HDR_LEN || f->ulpdu_len - MPA_DDP_UNTAGGED_HDR_LEN == 8)
+        return 0;
+    if (faulty(c, FAULT_IMM_UNCHECKED)) {
+        c->fault_done = 1; /* taken whatever its size: it used its buffer */
+        if (f->ddp_status != MPA_OK && h->qn == 0 && h->msn == c->rx_msn[0] && h->last)
+            c->rx_msn[0]++;
+        return 0;
+    }
+    seg_error(c, f, MPA_TERM_LAYER_RDMAP, RDMAP_ET_OPERATION, RDMAP_C_UNSPECIFIED);
+    return 1;
+}
 
 /* RFC 5040 5.2.1, 7.2: a non-empty Read Request names this end's one
  * readable buffer (STag PEER_SRC_STAG, offsets 0 to PEER_SRC_LEN - 1),
@@ -384,7 +404,7 @@ static int ddp_checks(conn *c, const mpa_ev_fpdu *f)
 static int seg_checks(conn *c, const mpa_ev_fpdu *f)
 {
     const mpa_ddp_hdr *h = &f->ddp.hdr;
-    if (ddp_checks(c, f))
+    if (ddp_checks(c, f) || imm_len_check(c, f))
         return 1;
     /* RFC 5040 5.3: the STag of a Send with Invalidate must be one this
      * end associated with the stream; it has none. */
@@ -441,6 +461,9 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
         c->fault_done = 1;
         return;
     }
+    if (f->crc != MPA_CRC_BAD && f->ddp_status != MPA_OK && c->react == RE_NONE &&
+        f->ulpdu_len >= MPA_DDP_UNTAGGED_HDR_LEN && imm_len_check(c, f))
+        return; /* Immediate Data too short for its 8 octets */
     if (f->crc == MPA_CRC_BAD || f->ddp_status != MPA_OK)
         return; /* the finding set the reaction; a note-level runt is dropped */
     if (faulty(c, FAULT_ALIGNED_ONLY) && ev->off < c->rx_read_off) {

@@ -182,6 +182,11 @@ static const fault_info faults[FAULT__COUNT] = {
                               "echo waits behind the second; with one message, never sent); breaks "
                               "MPA-RCV-DELIVERY",
                               "(the other end is the faulty one here)"},
+    [FAULT_IMM_UNCHECKED] = {"imm-unchecked", FAULT_ROLE_R, 0, "-", "-",
+                             "takes RFC 7306 Immediate Data of any size (no TERMINATE for 4 or 12 "
+                             "octets); breaks MPA-RCV-IMM-LEN (only a peer that sends such a message "
+                             "shows it)",
+                             "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

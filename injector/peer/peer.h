@@ -77,6 +77,7 @@ typedef enum peer_fault {
     FAULT_ECHO_EARLY,
     FAULT_ECHO_TWICE,
     FAULT_ECHO_REORDERED,
+    FAULT_IMM_UNCHECKED,
     FAULT__COUNT
 } peer_fault;
 
