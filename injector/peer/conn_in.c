@@ -425,6 +425,14 @@ static int seg_checks(conn *c, const mpa_ev_fpdu *f)
             return 1;
         }
     }
+    if (h->opcode == MPA_RDMAP_READ_REQUEST && !h->tagged && ++c->reads_rx > 2 &&
+        faulty(c, FAULT_IRD_SHORT)) {
+        /* RFC 5040 5.2.2, 6.1: room for the IRD it advertised; the fault
+         * has room for two Read Requests in all: no buffer on queue 1 */
+        c->fault_done = 1;
+        seg_error(c, f, MPA_TERM_LAYER_DDP, DDP_ET_UNTAGGED, DDP_UC_NO_BUFFER);
+        return 1;
+    }
     if (h->opcode == MPA_RDMAP_READ_REQUEST && !h->tagged && f->ddp.complete) {
         int zero = faulty(c, FAULT_READ_ZERO_CHECKED) && !f->ddp.u.rreq.size;
         int code = read_src_code(&f->ddp.u.rreq, zero);

@@ -187,6 +187,11 @@ static const fault_info faults[FAULT__COUNT] = {
                              "octets); breaks MPA-RCV-IMM-LEN (only a peer that sends such a message "
                              "shows it)",
                              "(the other end is the faulty one here)"},
+    [FAULT_IRD_SHORT] = {"ird-short", FAULT_ROLE_R, 0, "-", "-",
+                         "advertises its IRD (16) but has room for two inbound RDMA Read Requests "
+                         "in all: the third gets a TERMINATE (DDP, untagged buffer error, no buffer); "
+                         "breaks MPA-RCV-IRD (only a peer that sends three Read Requests shows it)",
+                         "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

@@ -78,6 +78,7 @@ typedef enum peer_fault {
     FAULT_ECHO_TWICE,
     FAULT_ECHO_REORDERED,
     FAULT_IMM_UNCHECKED,
+    FAULT_IRD_SHORT,
     FAULT__COUNT
 } peer_fault;
 
@@ -227,6 +228,7 @@ typedef struct conn {
     unsigned long sends_left, echoes_left, echoes_done;
     unsigned long bad_echo; /* echoes whose octets differ from what was sent */
     unsigned long reads_left;
+    unsigned long reads_rx; /* Read Requests received (the RTR included) */
     uint64_t fpdus_tx, fpdus_rx;
     /* the peer's untagged queues 0-3 (RFC 5041 7.1): the MSN of the
      * message the one buffer this end posts on each takes next */
