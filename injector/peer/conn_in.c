@@ -289,6 +289,7 @@ enum {
     RDMAP_ET_PROTECTION = 1, RDMAP_C_CANNOT_INVALIDATE = 0x09,
     RDMAP_C_INVALID_STAG = 0x00, RDMAP_C_BOUNDS = 0x01, RDMAP_C_TO_WRAP = 0x04,
     RDMAP_ET_OPERATION = 2, RDMAP_C_CATASTROPHIC_STREAM = 0x07, RDMAP_C_UNSPECIFIED = 0xFF,
+    RDMAP_C_UNEXPECTED_OP = 0x06,
 };
 
 /* RFC 7306 6.3: an Immediate Data message holds exactly 8 octets after
@@ -452,6 +453,45 @@ static int seg_checks(conn *c, const mpa_ev_fpdu *f)
     return 0;
 }
 
+/* An Atomic Request that passed the checks (RFC 7306 5.1): performed on
+ * this end's one buffer, whose 8-octet words are big-endian, and answered
+ * with the original value.  A Remote STag or TO outside that buffer gets
+ * a Remote Protection Error (RFC 5040 7.2 codes). */
+static void do_atomic(conn *c, const mpa_ev_fpdu *f)
+{
+    const mpa_atomic_req *a = &f->ddp.u.atomic_req;
+    int code = a->stag != PEER_SRC_STAG ? RDMAP_C_INVALID_STAG
+               : a->to > PEER_SRC_LEN - 8u ? RDMAP_C_BOUNDS
+                                            : -1;
+    if (code >= 0) {
+        seg_error(c, f, MPA_TERM_LAYER_RDMAP, RDMAP_ET_PROTECTION, (unsigned)code);
+        return;
+    }
+    if (a->aop == MPA_ATOMIC_CMP_SWAP && faulty(c, FAULT_CMPSWAP_MISSING)) {
+        /* the fault implements FetchAdd only (RFC 7306 5 wants both) */
+        c->fault_done = 1;
+        seg_error(c, f, MPA_TERM_LAYER_RDMAP, RDMAP_ET_OPERATION, RDMAP_C_UNEXPECTED_OP);
+        return;
+    }
+    if (!c->mem && !(c->mem = calloc(1, PEER_SRC_LEN))) {
+        local_error(c);
+        return;
+    }
+    uint8_t *w = c->mem + a->to;
+    uint64_t orig = 0, val;
+    for (int i = 0; i < 8; i++)
+        orig = orig << 8 | w[i];
+    if (a->aop == MPA_ATOMIC_FETCH_ADD)
+        val = orig + a->add_swap_data;
+    else if (((orig ^ a->compare_data) & a->compare_mask) == 0)
+        val = (orig & ~a->add_swap_mask) | (a->add_swap_data & a->add_swap_mask);
+    else
+        val = orig; /* the compare failed: the target keeps its value */
+    for (int i = 7; i >= 0; i--, val >>= 8)
+        w[i] = (uint8_t)val;
+    answer_atomic(c, a->req_id, orig);
+}
+
 static void on_peer_fpdu(conn *c, const mpa_event *ev)
 {
     const mpa_ev_fpdu *f = &ev->u.fpdu;
@@ -537,11 +577,15 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
     case MPA_RDMAP_READ_REQUEST:
         answer_read(c, &dd->u.rreq);
         break;
+    case MPA_RDMAP_ATOMIC_REQUEST:
+        if (c->role == MPA_ROLE_RESPONDER && !dd->hdr.tagged && dd->complete)
+            do_atomic(c, f);
+        break;
     case MPA_RDMAP_READ_RESPONSE:
         if (dd->hdr.last && c->reads_left)
             c->reads_left--;
         break;
-    default: /* RDMA Write (placed), atomics and immediates (not used here) */
+    default: /* RDMA Write (placed), Immediate Data (taken) */
         break;
     }
 }

@@ -310,3 +310,14 @@ void answer_read(conn *c, const mpa_rdma_read_req *rq)
         off += n;
     } while (off < rq->size);
 }
+
+/* Atomic Response to an Atomic Request (RFC 7306 5.2.2): queue 3, the
+ * Request's identifier and the original value of the target. */
+void answer_atomic(conn *c, uint32_t req_id, uint64_t orig)
+{
+    mpa_ddp d;
+    ddp_untagged(&d, MPA_RDMAP_ATOMIC_RESPONSE, MPA_QN_ATOMIC_RESP, c->msn[3]++, 0, 1);
+    d.u.atomic_resp.orig_req_id = req_id;
+    d.u.atomic_resp.orig_value = orig;
+    queue_fpdu(c, &d, NULL, 0);
+}

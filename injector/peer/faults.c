@@ -192,6 +192,11 @@ static const fault_info faults[FAULT__COUNT] = {
                          "in all: the third gets a TERMINATE (DDP, untagged buffer error, no buffer); "
                          "breaks MPA-RCV-IRD (only a peer that sends three Read Requests shows it)",
                          "(the other end is the faulty one here)"},
+    [FAULT_CMPSWAP_MISSING] = {"cmpswap-missing", FAULT_ROLE_R, 0, "-", "-",
+                               "performs FetchAdd but not CmpSwap: an RFC 7306 CmpSwap Request gets a "
+                               "TERMINATE (RDMAP, Remote Operation Error, Unexpected OpCode); breaks "
+                               "MPA-RCV-ATOMIC (only a peer that sends a CmpSwap shows it)",
+                               "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

@@ -79,6 +79,7 @@ typedef enum peer_fault {
     FAULT_ECHO_REORDERED,
     FAULT_IMM_UNCHECKED,
     FAULT_IRD_SHORT,
+    FAULT_CMPSWAP_MISSING,
     FAULT__COUNT
 } peer_fault;
 
@@ -224,7 +225,7 @@ typedef struct conn {
     /* our FPDU stream */
     uint64_t tx_off;      /* stream offset of the next octet we queue */
     uint64_t tx_mode_off; /* where our FPDU mode began (marker base) */
-    uint32_t msn[3];      /* next MSN for QN 0 (Send), 1 (Read Request), 2 (Terminate) */
+    uint32_t msn[4];      /* next MSN for QN 0 (Send), 1 (Read Request), 2 (Terminate), 3 (Atomic Response) */
     unsigned long sends_left, echoes_left, echoes_done;
     unsigned long bad_echo; /* echoes whose octets differ from what was sent */
     unsigned long reads_left;
@@ -238,6 +239,9 @@ typedef struct conn {
      * up to RX_BUF_MAX; and, for --fault echo-reordered, the echo held
      * back behind the next one */
     pbuf msg, held;
+    /* the octets of this end's one buffer (STag PEER_SRC_STAG), for
+     * Atomic Operations; allocated at the first one */
+    uint8_t *mem;
     uint8_t holding;
     uint32_t msg_seg, held_seg; /* their largest segment's payload */
     uint32_t msg_have;    /* msg holds every octet below this one */

@@ -78,9 +78,9 @@ while IFS=$'\t' read -r name roles idi idr what; do
         ko "fault $name: $man has '$row', --list-faults '$want'"
     fi
 done <$tmp/faults
-[ $nf = 39 ] && ok || ko "--list-faults lists $nf faults, expected 39"
+[ $nf = 40 ] && ok || ko "--list-faults lists $nf faults, expected 40"
 nrows=$(grep -c '	' $tmp/mantable)
-[ "$nrows" = 40 ] && ok || ko "$man's fault table has $((nrows - 1)) rows, expected 39"
+[ "$nrows" = 41 ] && ok || ko "$man's fault table has $((nrows - 1)) rows, expected 40"
 
 # Usage errors: exit status 2 and a message.
 usage() {
