@@ -481,12 +481,24 @@ static void do_atomic(conn *c, const mpa_ev_fpdu *f)
     uint64_t orig = 0, val;
     for (int i = 0; i < 8; i++)
         orig = orig << 8 | w[i];
-    if (a->aop == MPA_ATOMIC_FETCH_ADD)
-        val = orig + a->add_swap_data;
-    else if (((orig ^ a->compare_data) & a->compare_mask) == 0)
+    if (a->aop == MPA_ATOMIC_FETCH_ADD) {
+        /* RFC 7306 5.1.1: a set bit of the Add Mask ends a field, no
+         * carry goes past it */
+        unsigned carry = 0;
+        val = 0;
+        for (unsigned i = 0; i < 64; i++) {
+            unsigned x = (unsigned)(orig >> i) & 1u, y = (unsigned)(a->add_swap_data >> i) & 1u;
+            val |= (uint64_t)(x ^ y ^ carry) << i;
+            carry = ((x & y) | (x & carry) | (y & carry)) && !((a->add_swap_mask >> i) & 1u);
+        }
+    } else if (faulty(c, FAULT_CMPSWAP_NO_WRITE)) {
+        c->fault_done = 1; /* answered, the target left as it was */
+        val = orig;
+    } else if (((orig ^ a->compare_data) & a->compare_mask) == 0) {
         val = (orig & ~a->add_swap_mask) | (a->add_swap_data & a->add_swap_mask);
-    else
+    } else {
         val = orig; /* the compare failed: the target keeps its value */
+    }
     for (int i = 7; i >= 0; i--, val >>= 8)
         w[i] = (uint8_t)val;
     answer_atomic(c, a->req_id, orig);

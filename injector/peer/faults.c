@@ -197,6 +197,11 @@ static const fault_info faults[FAULT__COUNT] = {
                                "TERMINATE (RDMAP, Remote Operation Error, Unexpected OpCode); breaks "
                                "MPA-RCV-ATOMIC (only a peer that sends a CmpSwap shows it)",
                                "(the other end is the faulty one here)"},
+    [FAULT_CMPSWAP_NO_WRITE] = {"cmpswap-no-write", FAULT_ROLE_R, 0, "-", "-",
+                                "answers its first CmpSwap with the original value but leaves the target "
+                                "unchanged even when the compare matched; breaks MPA-RCV-ATOMIC-RESULT "
+                                "(only a peer that reads the target again shows it)",
+                                "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

@@ -80,6 +80,7 @@ typedef enum peer_fault {
     FAULT_IMM_UNCHECKED,
     FAULT_IRD_SHORT,
     FAULT_CMPSWAP_MISSING,
+    FAULT_CMPSWAP_NO_WRITE,
     FAULT__COUNT
 } peer_fault;
 
