@@ -504,6 +504,31 @@ static void do_atomic(conn *c, const mpa_ev_fpdu *f)
     answer_atomic(c, a->req_id, orig);
 }
 
+/* An RDMA Write segment that passed the tagged checks: its payload
+ * placed in this end's buffer at its TO (RFC 5041 4.1, 7.1), where a
+ * later Atomic Request or Read finds it.  One past the buffer (only
+ * with write-unbounded) goes nowhere. */
+static void place_write(conn *c, const mpa_event *ev)
+{
+    const mpa_ev_fpdu *f = &ev->u.fpdu;
+    const mpa_ddp_hdr *h = &f->ddp.hdr;
+    size_t n = f->ddp.payload_len;
+    if (!n || h->stag != PEER_SRC_STAG || h->to >= PEER_SRC_LEN || n > PEER_SRC_LEN - h->to)
+        return;
+    if (faulty(c, FAULT_WRITE_NOT_PLACED)) {
+        c->fault_done = 1; /* checked, acknowledged by TCP, never placed */
+        return;
+    }
+    size_t got = fpdu_ulpdu(c, ev, ulp_in, sizeof ulp_in);
+    if (got != f->ulpdu_len)
+        return;
+    if (!c->mem && !(c->mem = calloc(1, PEER_SRC_LEN))) {
+        local_error(c);
+        return;
+    }
+    memcpy(c->mem + h->to, ulp_in + f->ddp.need_len, n);
+}
+
 static void on_peer_fpdu(conn *c, const mpa_event *ev)
 {
     const mpa_ev_fpdu *f = &ev->u.fpdu;
@@ -597,7 +622,11 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
         if (dd->hdr.last && c->reads_left)
             c->reads_left--;
         break;
-    default: /* RDMA Write (placed), Immediate Data (taken) */
+    case MPA_RDMAP_RDMA_WRITE:
+        if (c->role == MPA_ROLE_RESPONDER && dd->hdr.tagged)
+            place_write(c, ev);
+        break;
+    default: /* Immediate Data (taken) */
         break;
     }
 }

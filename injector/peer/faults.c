@@ -202,6 +202,11 @@ static const fault_info faults[FAULT__COUNT] = {
                                 "unchanged even when the compare matched; breaks MPA-RCV-ATOMIC-RESULT "
                                 "(only a peer that reads the target again shows it)",
                                 "(the other end is the faulty one here)"},
+    [FAULT_WRITE_NOT_PLACED] = {"write-not-placed", FAULT_ROLE_R, 0, "-", "-",
+                                "checks its first RDMA Write with data but does not place it in the "
+                                "buffer; breaks MPA-RCV-PLACE (only a peer that reads the buffer back "
+                                "shows it)",
+                                "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

@@ -81,6 +81,7 @@ typedef enum peer_fault {
     FAULT_IRD_SHORT,
     FAULT_CMPSWAP_MISSING,
     FAULT_CMPSWAP_NO_WRITE,
+    FAULT_WRITE_NOT_PLACED,
     FAULT__COUNT
 } peer_fault;
 
@@ -241,7 +242,7 @@ typedef struct conn {
      * back behind the next one */
     pbuf msg, held;
     /* the octets of this end's one buffer (STag PEER_SRC_STAG), for
-     * Atomic Operations; allocated at the first one */
+     * RDMA Writes and Atomic Operations; allocated at the first one */
     uint8_t *mem;
     uint8_t holding;
     uint32_t msg_seg, held_seg; /* their largest segment's payload */
