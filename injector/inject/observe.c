@@ -146,6 +146,10 @@ static void obs_fpdu(runner *R, const mpa_event *ev)
         put(o, F_PAYLOAD_LEN, (int64_t)d->payload_len);
         if (d->hdr.opcode == MPA_RDMAP_READ_REQUEST)
             put(o, F_READ_SIZE, d->u.rreq.size);
+        if (d->hdr.opcode == MPA_RDMAP_ATOMIC_RESPONSE && !d->hdr.tagged) {
+            put(o, F_ARESP_REQ_ID, d->u.atomic_resp.orig_req_id);
+            put(o, F_ARESP_VALUE, (int64_t)(d->u.atomic_resp.orig_value & INT64_MAX));
+        }
     }
     if (d->hdr.opcode == MPA_RDMAP_TERMINATE && d->seen_len >= d->hdr_len + 4) {
         put(o, F_LAYER, d->u.term.layer);

@@ -79,6 +79,8 @@ static const field_info fields[F__COUNT] = {
     [F_PAYLOAD_LEN] = {"payload_length", 2, 0, 65535, NULL},
     [F_RTR] = {"rtr", 2, 0, 3, rtr_names},
     [F_READ_SIZE] = {"read_size", 2, 0, U32, NULL},
+    [F_ARESP_REQ_ID] = {"orig_req_id", 2, 0, U32, NULL},
+    [F_ARESP_VALUE] = {"orig_value", 2, 0, INT64_MAX, NULL},
     [F_LAYER] = {"layer", 2, 0, 15, NULL},
     [F_ETYPE] = {"etype", 2, 0, 15, NULL},
     [F_CODE] = {"code", 2, 0, 255, NULL},
@@ -123,7 +125,7 @@ int sc_known_req(const char *id)
     return mpa_rule_find(id) != MPA_F__COUNT;
 }
 
-const char *const sc_need_words[] = {"enhanced", "p2p", "markers", "reject", "client-server", "buffers", "atomics", NULL};
+const char *const sc_need_words[] = {"enhanced", "p2p", "markers", "reject", "client-server", "buffers", "atomics", "immediate", NULL};
 
 /* ---- freeing ---------------------------------------------------------- */
 

@@ -78,6 +78,7 @@ typedef enum sc_field {
     F_TAGGED, F_LAST, F_DV, F_RV, F_OPCODE, F_STAG, F_TO, F_QN, F_MSN, F_MO,
     F_PAYLOAD_LEN, F_RTR,       /* mpa_rtr_kind */
     F_READ_SIZE,
+    F_ARESP_REQ_ID, F_ARESP_VALUE, /* Atomic Response: Original Request Identifier, Original Value */
     F_LAYER, F_ETYPE, F_CODE,   /* TERMINATE (from F_LAYER on: TERMINATE only) */
     F_TERM_M, F_TERM_D, F_TERM_R, F_TERM_SEGLEN, /* its header control bits, DDP Segment Length */
     F_TERM_STAG, F_TERM_QN, F_TERM_MSN, F_TERM_MO, /* the DDP header it copies */

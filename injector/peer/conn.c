@@ -159,7 +159,7 @@ int conn_init(conn *c, const peer_cfg *cfg, mpa_role role, const char *name, int
     c->cfg = cfg;
     c->role = role;
     c->fd = fd;
-    c->msn[0] = c->msn[1] = c->msn[2] = 1; /* RFC 5041 5: MSNs start at 1 */
+    c->msn[0] = c->msn[1] = c->msn[2] = c->msn[3] = 1; /* RFC 5041 5: MSNs start at 1 */
     for (unsigned q = 0; q < 4; q++)
         c->rx_msn[q] = 1; /* ... on the peer's queues too (RFC 5041 4.3) */
     snprintf(c->name, sizeof c->name, "%s", name);
@@ -181,6 +181,9 @@ void conn_free(conn *c)
 {
     pbuf_free(&c->tx);
     pbuf_free(&c->rx);
+    pbuf_free(&c->msg);
+    pbuf_free(&c->held);
+    free(c->mem);
     mpa_feeder_free(c->feed);
     free(c->s);
     c->feed = NULL;

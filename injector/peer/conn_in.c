@@ -23,6 +23,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conn_priv.h"
@@ -176,6 +177,92 @@ static void echo_send(conn *c, const mpa_event *ev)
 /* The largest message one of this end's untagged buffers holds. */
 #define RX_BUF_MAX (1u << 20)
 
+/* The application's echo of one delivered Send message of n octets
+ * (RFC 5041 5.3, 5.4: each message once, in sending order), as the
+ * delivery faults change it. */
+static void echo_message(conn *c, const uint8_t *p, size_t n, uint32_t seg)
+{
+    c->delivered++;
+    if (c->cfg->fault == FAULT_ECHO_REORDERED && !c->fault_done && !c->fault_na) {
+        if (!c->holding) { /* the first message waits behind the second */
+            c->held.len = 0;
+            if (pbuf_reserve(&c->held, n ? n : 1)) {
+                local_error(c);
+                return;
+            }
+            memcpy(c->held.p, p, n);
+            c->held.len = n;
+            c->held_seg = seg;
+            c->holding = 1;
+            return;
+        }
+        c->echo_seg = seg;
+        queue_send(c, p, n, 0, 1, 0);
+        c->echo_seg = c->held_seg;
+        queue_send(c, c->held.p, c->held.len, 0, 1, 0);
+        c->echo_seg = 0;
+        c->holding = 0;
+        c->fault_done = 1;
+        return;
+    }
+    c->echo_seg = seg;
+    queue_send(c, p, n, 0, 1, 0);
+    if (faulty(c, FAULT_ECHO_TWICE)) {
+        queue_send(c, p, n, 0, 1, 0); /* delivered a second time */
+        c->fault_done = 1;
+    }
+    c->echo_seg = 0;
+}
+
+/* A Send segment that passed the checks: placed at its MO in the
+ * message buffer; the message is delivered (echoed whole) when its L=1
+ * segment came (RFC 5041 5.4, RFC 5040 5.5 rule 16).  Segments sent
+ * twice land on the same octets. */
+static void deliver_send(conn *c, const mpa_event *ev)
+{
+    const mpa_ev_fpdu *f = &ev->u.fpdu;
+    const mpa_ddp_hdr *h = &f->ddp.hdr;
+    size_t n = f->ddp.payload_len;
+    int early = c->cfg->fault == FAULT_ECHO_EARLY && !c->fault_na;
+    if (early || (uint64_t)h->mo + n > RX_BUF_MAX) {
+        /* the fault hands every segment up as it comes (a past-the-buffer
+         * one only comes with ddp-unchecked: echoed alone too) */
+        if (early && !h->last)
+            c->fault_done = 1;
+        echo_send(c, ev);
+        return;
+    }
+    size_t end = (size_t)h->mo + n;
+    if (end > c->msg.len) {
+        if (pbuf_reserve(&c->msg, end - c->msg.len)) {
+            local_error(c);
+            return;
+        }
+        memset(c->msg.p + c->msg.len, 0, end - c->msg.len);
+        c->msg.len = end;
+    }
+    if (n > c->msg_seg)
+        c->msg_seg = (uint32_t)n;
+    if (h->mo <= c->msg_have && end > c->msg_have)
+        c->msg_have = (uint32_t)end;
+    size_t got = fpdu_ulpdu(c, ev, ulp_in, sizeof ulp_in);
+    if (got == f->ulpdu_len && n)
+        memcpy(c->msg.p + h->mo, ulp_in + f->ddp.need_len, n);
+    if (!h->last)
+        return;
+    /* a message with a hole (a segment this end did not take: only
+     * with drop-first-fpdu) is never complete, so never delivered */
+    if (c->msg_have >= end)
+        echo_message(c, c->msg.p ? c->msg.p : ulp_in, end, c->msg_seg);
+    c->msg.len = 0;
+    c->msg_seg = 0;
+    c->msg_have = 0;
+    if (c->msg.cap > (256u << 10)) { /* a large message: give its room back */
+        free(c->msg.p);
+        memset(&c->msg, 0, sizeof c->msg);
+    }
+}
+
 /* The TERMINATE for an error in segment f (RFC 5040 7.1 rule 2): sent
  * once the events of this input are handled; whatever the peer sends
  * after it is dropped (RFC 5041 7.1), as on_peer_fpdu returns once a
@@ -201,8 +288,29 @@ enum {
     DDP_UC_TOO_LONG = 0x05,
     RDMAP_ET_PROTECTION = 1, RDMAP_C_CANNOT_INVALIDATE = 0x09,
     RDMAP_C_INVALID_STAG = 0x00, RDMAP_C_BOUNDS = 0x01, RDMAP_C_TO_WRAP = 0x04,
-    RDMAP_ET_OPERATION = 2, RDMAP_C_CATASTROPHIC_STREAM = 0x07,
+    RDMAP_ET_OPERATION = 2, RDMAP_C_CATASTROPHIC_STREAM = 0x07, RDMAP_C_UNSPECIFIED = 0xFF,
+    RDMAP_C_UNEXPECTED_OP = 0x06,
 };
+
+/* RFC 7306 6.3: an Immediate Data message holds exactly 8 octets after
+ * its DDP header; one of another size is refused with a TERMINATE
+ * (RFC 7306 names no code: Remote Operation Error, Unspecified).  1 when
+ * the reaction is set. */
+static int imm_len_check(conn *c, const mpa_ev_fpdu *f)
+{
+    const mpa_ddp_hdr *h = &f->ddp.hdr;
+    if (h->tagged || (h->opcode != MPA_RDMAP_IMMEDIATE && h->opcode != MPA_RDMAP_IMMEDIATE_SE) ||
+        f->ulpdu_len < MPA_DDP_UNTAGGED_HDR_LEN || f->ulpdu_len - MPA_DDP_UNTAGGED_HDR_LEN == 8)
+        return 0;
+    if (faulty(c, FAULT_IMM_UNCHECKED)) {
+        c->fault_done = 1; /* taken whatever its size: it used its buffer */
+        if (f->ddp_status != MPA_OK && h->qn == 0 && h->msn == c->rx_msn[0] && h->last)
+            c->rx_msn[0]++;
+        return 0;
+    }
+    seg_error(c, f, MPA_TERM_LAYER_RDMAP, RDMAP_ET_OPERATION, RDMAP_C_UNSPECIFIED);
+    return 1;
+}
 
 /* RFC 5040 5.2.1, 7.2: a non-empty Read Request names this end's one
  * readable buffer (STag PEER_SRC_STAG, offsets 0 to PEER_SRC_LEN - 1),
@@ -297,7 +405,7 @@ static int ddp_checks(conn *c, const mpa_ev_fpdu *f)
 static int seg_checks(conn *c, const mpa_ev_fpdu *f)
 {
     const mpa_ddp_hdr *h = &f->ddp.hdr;
-    if (ddp_checks(c, f))
+    if (ddp_checks(c, f) || imm_len_check(c, f))
         return 1;
     /* RFC 5040 5.3: the STag of a Send with Invalidate must be one this
      * end associated with the stream; it has none. */
@@ -318,6 +426,14 @@ static int seg_checks(conn *c, const mpa_ev_fpdu *f)
             return 1;
         }
     }
+    if (h->opcode == MPA_RDMAP_READ_REQUEST && !h->tagged && ++c->reads_rx > 2 &&
+        faulty(c, FAULT_IRD_SHORT)) {
+        /* RFC 5040 5.2.2, 6.1: room for the IRD it advertised; the fault
+         * has room for two Read Requests in all: no buffer on queue 1 */
+        c->fault_done = 1;
+        seg_error(c, f, MPA_TERM_LAYER_DDP, DDP_ET_UNTAGGED, DDP_UC_NO_BUFFER);
+        return 1;
+    }
     if (h->opcode == MPA_RDMAP_READ_REQUEST && !h->tagged && f->ddp.complete) {
         int zero = faulty(c, FAULT_READ_ZERO_CHECKED) && !f->ddp.u.rreq.size;
         int code = read_src_code(&f->ddp.u.rreq, zero);
@@ -337,6 +453,82 @@ static int seg_checks(conn *c, const mpa_ev_fpdu *f)
     return 0;
 }
 
+/* An Atomic Request that passed the checks (RFC 7306 5.1): performed on
+ * this end's one buffer, whose 8-octet words are big-endian, and answered
+ * with the original value.  A Remote STag or TO outside that buffer gets
+ * a Remote Protection Error (RFC 5040 7.2 codes). */
+static void do_atomic(conn *c, const mpa_ev_fpdu *f)
+{
+    const mpa_atomic_req *a = &f->ddp.u.atomic_req;
+    int code = a->stag != PEER_SRC_STAG ? RDMAP_C_INVALID_STAG
+               : a->to > PEER_SRC_LEN - 8u ? RDMAP_C_BOUNDS
+                                            : -1;
+    if (code >= 0) {
+        seg_error(c, f, MPA_TERM_LAYER_RDMAP, RDMAP_ET_PROTECTION, (unsigned)code);
+        return;
+    }
+    if (a->aop == MPA_ATOMIC_CMP_SWAP && faulty(c, FAULT_CMPSWAP_MISSING)) {
+        /* the fault implements FetchAdd only (RFC 7306 5 wants both) */
+        c->fault_done = 1;
+        seg_error(c, f, MPA_TERM_LAYER_RDMAP, RDMAP_ET_OPERATION, RDMAP_C_UNEXPECTED_OP);
+        return;
+    }
+    if (!c->mem && !(c->mem = calloc(1, PEER_SRC_LEN))) {
+        local_error(c);
+        return;
+    }
+    uint8_t *w = c->mem + a->to;
+    uint64_t orig = 0, val;
+    for (int i = 0; i < 8; i++)
+        orig = orig << 8 | w[i];
+    if (a->aop == MPA_ATOMIC_FETCH_ADD) {
+        /* RFC 7306 5.1.1: a set bit of the Add Mask ends a field, no
+         * carry goes past it */
+        unsigned carry = 0;
+        val = 0;
+        for (unsigned i = 0; i < 64; i++) {
+            unsigned x = (unsigned)(orig >> i) & 1u, y = (unsigned)(a->add_swap_data >> i) & 1u;
+            val |= (uint64_t)(x ^ y ^ carry) << i;
+            carry = ((x & y) | (x & carry) | (y & carry)) && !((a->add_swap_mask >> i) & 1u);
+        }
+    } else if (faulty(c, FAULT_CMPSWAP_NO_WRITE)) {
+        c->fault_done = 1; /* answered, the target left as it was */
+        val = orig;
+    } else if (((orig ^ a->compare_data) & a->compare_mask) == 0) {
+        val = (orig & ~a->add_swap_mask) | (a->add_swap_data & a->add_swap_mask);
+    } else {
+        val = orig; /* the compare failed: the target keeps its value */
+    }
+    for (int i = 7; i >= 0; i--, val >>= 8)
+        w[i] = (uint8_t)val;
+    answer_atomic(c, a->req_id, orig);
+}
+
+/* An RDMA Write segment that passed the tagged checks: its payload
+ * placed in this end's buffer at its TO (RFC 5041 4.1, 7.1), where a
+ * later Atomic Request or Read finds it.  One past the buffer (only
+ * with write-unbounded) goes nowhere. */
+static void place_write(conn *c, const mpa_event *ev)
+{
+    const mpa_ev_fpdu *f = &ev->u.fpdu;
+    const mpa_ddp_hdr *h = &f->ddp.hdr;
+    size_t n = f->ddp.payload_len;
+    if (!n || h->stag != PEER_SRC_STAG || h->to >= PEER_SRC_LEN || n > PEER_SRC_LEN - h->to)
+        return;
+    if (faulty(c, FAULT_WRITE_NOT_PLACED)) {
+        c->fault_done = 1; /* checked, acknowledged by TCP, never placed */
+        return;
+    }
+    size_t got = fpdu_ulpdu(c, ev, ulp_in, sizeof ulp_in);
+    if (got != f->ulpdu_len)
+        return;
+    if (!c->mem && !(c->mem = calloc(1, PEER_SRC_LEN))) {
+        local_error(c);
+        return;
+    }
+    memcpy(c->mem + h->to, ulp_in + f->ddp.need_len, n);
+}
+
 static void on_peer_fpdu(conn *c, const mpa_event *ev)
 {
     const mpa_ev_fpdu *f = &ev->u.fpdu;
@@ -354,6 +546,9 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
         c->fault_done = 1;
         return;
     }
+    if (f->crc != MPA_CRC_BAD && f->ddp_status != MPA_OK && c->react == RE_NONE &&
+        f->ulpdu_len >= MPA_DDP_UNTAGGED_HDR_LEN && imm_len_check(c, f))
+        return; /* Immediate Data too short for its 8 octets */
     if (f->crc == MPA_CRC_BAD || f->ddp_status != MPA_OK)
         return; /* the finding set the reaction; a note-level runt is dropped */
     if (faulty(c, FAULT_ALIGNED_ONLY) && ev->off < c->rx_read_off) {
@@ -399,7 +594,7 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
     case MPA_RDMAP_SEND_SE:
     case MPA_RDMAP_SEND_SE_INVALIDATE:
         if (c->role == MPA_ROLE_RESPONDER) {
-            echo_send(c, ev);
+            deliver_send(c, ev);
         } else {
             /* An echo of our Send number echoes_done: check the octets
              * the engine kept (the first 128 of the ULPDU). */
@@ -419,11 +614,19 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
     case MPA_RDMAP_READ_REQUEST:
         answer_read(c, &dd->u.rreq);
         break;
+    case MPA_RDMAP_ATOMIC_REQUEST:
+        if (c->role == MPA_ROLE_RESPONDER && !dd->hdr.tagged && dd->complete)
+            do_atomic(c, f);
+        break;
     case MPA_RDMAP_READ_RESPONSE:
         if (dd->hdr.last && c->reads_left)
             c->reads_left--;
         break;
-    default: /* RDMA Write (placed), atomics and immediates (not used here) */
+    case MPA_RDMAP_RDMA_WRITE:
+        if (c->role == MPA_ROLE_RESPONDER && dd->hdr.tagged)
+            place_write(c, ev);
+        break;
+    default: /* Immediate Data (taken) */
         break;
     }
 }

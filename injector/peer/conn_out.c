@@ -205,6 +205,8 @@ void queue_send(conn *c, const uint8_t *payload, size_t plen, uint32_t mo, int l
     static uint8_t seg[MPA_ULPDU_MAX];
     /* Within MULPDU for any MSS (536, markers): no need to ask the MSS. */
     size_t room = plen <= 500 ? 500 : mulpdu(c) - MPA_DDP_UNTAGGED_HDR_LEN;
+    if (c->echo_seg && room > c->echo_seg && c->echo_seg >= 500)
+        room = c->echo_seg; /* an echo keeps the sender's larger segments */
     size_t off = 0;
     do {
         size_t n = plen - off < room ? plen - off : room;
@@ -307,4 +309,15 @@ void answer_read(conn *c, const mpa_rdma_read_req *rq)
         queue_fpdu(c, &d, NULL, n);
         off += n;
     } while (off < rq->size);
+}
+
+/* Atomic Response to an Atomic Request (RFC 7306 5.2.2): queue 3, the
+ * Request's identifier and the original value of the target. */
+void answer_atomic(conn *c, uint32_t req_id, uint64_t orig)
+{
+    mpa_ddp d;
+    ddp_untagged(&d, MPA_RDMAP_ATOMIC_RESPONSE, MPA_QN_ATOMIC_RESP, c->msn[3]++, 0, 1);
+    d.u.atomic_resp.orig_req_id = req_id;
+    d.u.atomic_resp.orig_value = orig;
+    queue_fpdu(c, &d, NULL, 0);
 }

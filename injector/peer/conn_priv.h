@@ -46,6 +46,9 @@ void queue_rtr(conn *c, unsigned kind);
 /* The RDMA Read Response to rq (RFC 5040 4.5), or the reaction to one
  * too large. */
 void answer_read(conn *c, const mpa_rdma_read_req *rq);
+/* The Atomic Response (RFC 7306 5.2.2) to Request req_id: orig is the
+ * target's value before the operation. */
+void answer_atomic(conn *c, uint32_t req_id, uint64_t orig);
 /* The octet at offset o of this end's k-th data Send. */
 uint8_t pattern(unsigned long k, uint64_t o);
 /* The connection's EMSS, asked once, when first needed. */

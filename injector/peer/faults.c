@@ -169,6 +169,44 @@ static const fault_info faults[FAULT__COUNT] = {
                           "data, no RTR and no TERMINATE (only a Responder that sends such a Reply shows "
                           "it)",
                           "(the other end is the faulty one here)"},
+    [FAULT_ECHO_EARLY] = {"echo-early", FAULT_ROLE_R, 0, "-", "-",
+                          "echoes each Send segment as it arrives, before the message's L=1 segment "
+                          "came (a message never finished is echoed in part); breaks MPA-RCV-DELIVERY "
+                          "(only a peer that sends a message in several segments shows it)",
+                          "(the other end is the faulty one here)"},
+    [FAULT_ECHO_TWICE] = {"echo-twice", FAULT_ROLE_R, 0, "-", "-",
+                          "delivers the first Send message twice (two echoes); breaks MPA-RCV-DELIVERY",
+                          "(the other end is the faulty one here)"},
+    [FAULT_ECHO_REORDERED] = {"echo-reordered", FAULT_ROLE_R, 0, "-", "-",
+                              "delivers the first two Send messages in the reverse order (the first "
+                              "echo waits behind the second; with one message, never sent); breaks "
+                              "MPA-RCV-DELIVERY",
+                              "(the other end is the faulty one here)"},
+    [FAULT_IMM_UNCHECKED] = {"imm-unchecked", FAULT_ROLE_R, 0, "-", "-",
+                             "takes RFC 7306 Immediate Data of any size (no TERMINATE for 4 or 12 "
+                             "octets); breaks MPA-RCV-IMM-LEN (only a peer that sends such a message "
+                             "shows it)",
+                             "(the other end is the faulty one here)"},
+    [FAULT_IRD_SHORT] = {"ird-short", FAULT_ROLE_R, 0, "-", "-",
+                         "advertises its IRD (16) but has room for two inbound RDMA Read Requests "
+                         "in all: the third gets a TERMINATE (DDP, untagged buffer error, no buffer); "
+                         "breaks MPA-RCV-IRD (only a peer that sends three Read Requests shows it)",
+                         "(the other end is the faulty one here)"},
+    [FAULT_CMPSWAP_MISSING] = {"cmpswap-missing", FAULT_ROLE_R, 0, "-", "-",
+                               "performs FetchAdd but not CmpSwap: an RFC 7306 CmpSwap Request gets a "
+                               "TERMINATE (RDMAP, Remote Operation Error, Unexpected OpCode); breaks "
+                               "MPA-RCV-ATOMIC (only a peer that sends a CmpSwap shows it)",
+                               "(the other end is the faulty one here)"},
+    [FAULT_CMPSWAP_NO_WRITE] = {"cmpswap-no-write", FAULT_ROLE_R, 0, "-", "-",
+                                "answers its first CmpSwap with the original value but leaves the target "
+                                "unchanged even when the compare matched; breaks MPA-RCV-ATOMIC-RESULT "
+                                "(only a peer that reads the target again shows it)",
+                                "(the other end is the faulty one here)"},
+    [FAULT_WRITE_NOT_PLACED] = {"write-not-placed", FAULT_ROLE_R, 0, "-", "-",
+                                "checks its first RDMA Write with data but does not place it in the "
+                                "buffer; breaks MPA-RCV-PLACE (only a peer that reads the buffer back "
+                                "shows it)",
+                                "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

@@ -74,6 +74,14 @@ typedef enum peer_fault {
     FAULT_ATOMIC_UNALIGNED,
     FAULT_WRITE_UNBOUNDED,
     FAULT_A1_IGNORED,
+    FAULT_ECHO_EARLY,
+    FAULT_ECHO_TWICE,
+    FAULT_ECHO_REORDERED,
+    FAULT_IMM_UNCHECKED,
+    FAULT_IRD_SHORT,
+    FAULT_CMPSWAP_MISSING,
+    FAULT_CMPSWAP_NO_WRITE,
+    FAULT_WRITE_NOT_PLACED,
     FAULT__COUNT
 } peer_fault;
 
@@ -219,14 +227,28 @@ typedef struct conn {
     /* our FPDU stream */
     uint64_t tx_off;      /* stream offset of the next octet we queue */
     uint64_t tx_mode_off; /* where our FPDU mode began (marker base) */
-    uint32_t msn[3];      /* next MSN for QN 0 (Send), 1 (Read Request), 2 (Terminate) */
+    uint32_t msn[4];      /* next MSN for QN 0 (Send), 1 (Read Request), 2 (Terminate), 3 (Atomic Response) */
     unsigned long sends_left, echoes_left, echoes_done;
     unsigned long bad_echo; /* echoes whose octets differ from what was sent */
     unsigned long reads_left;
+    unsigned long reads_rx; /* Read Requests received (the RTR included) */
     uint64_t fpdus_tx, fpdus_rx;
     /* the peer's untagged queues 0-3 (RFC 5041 7.1): the MSN of the
      * message the one buffer this end posts on each takes next */
     uint32_t rx_msn[4];
+    /* the Send message being reassembled (RFC 5041 5.4: delivered, so
+     * echoed, only whole, once its L=1 segment came): its octets so far,
+     * up to RX_BUF_MAX; and, for --fault echo-reordered, the echo held
+     * back behind the next one */
+    pbuf msg, held;
+    /* the octets of this end's one buffer (STag PEER_SRC_STAG), for
+     * RDMA Writes and Atomic Operations; allocated at the first one */
+    uint8_t *mem;
+    uint8_t holding;
+    uint32_t msg_seg, held_seg; /* their largest segment's payload */
+    uint32_t msg_have;    /* msg holds every octet below this one */
+    uint32_t echo_seg;    /* queue_send cuts at this payload too when 500 or more (0: MULPDU only) */
+    unsigned long delivered; /* Send messages delivered (echoed) */
 
     /* findings, by id: about the peer and about this end */
     uint64_t f_peer[FSET_WORDS], f_self[FSET_WORDS];

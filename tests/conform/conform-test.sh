@@ -63,7 +63,7 @@ want() { [[ " $parts " == *" $1 "* ]]; }
 # the reference peer, as each role's device (NOTES.md in the suites says why these options)
 resp_dev="$peer --listen {addr}:{port} --enhanced --timeout-ms 1000 -q"
 init_dev="$peer --connect {peer}:{port} --p2p --timeout-ms 1000 -q"
-caps=enhanced,p2p,buffers,atomics # mpa-peer exposes STag 0 (1 MiB) and checks Atomic Requests
+caps=enhanced,p2p,buffers,atomics,immediate # mpa-peer exposes STag 0 (1 MiB), performs Atomic Operations on it, takes Immediate Data
 
 if want static; then
     out=$($conf --list 2>&1)
