@@ -440,6 +440,44 @@ static void frames_only(cs_scen *s, mpa_frame_enc q, mpa_frame_enc p)
     cs_close_both(s);
 }
 
+/* RFC 5044 7.1.2 rule 3: after an accepting Reply the Initiator closes
+ * without any FPDU; in the clean twin the Responder closes first (the
+ * Initiator's close answers it). */
+static void case_sta_init_full_op(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    frames_only(s, q, p);
+}
+
+static void case_clean_init_close_after(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_end(s, D1, 0);
+    cs_end(s, D0, 0);
+}
+
+/* RFC 6581 9: the Request's IRD/ORD field written least significant
+ * octet first (IRD 16, ORD 0 read as IRD 0x1000); in the clean twin a
+ * Reply IRD of 512 alone (its ORD 0x3FFF) is taken as it reads. */
+static void case_enh_irdord_order(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 0, 0, 0, 0, 0x1000, 0), cs_enh(cs_rep(0, 1), 0, 0, 0, 0, 0, 16));
+    cs_send(s, D0, 1, 100);
+    cs_send(s, D1, 1, 100);
+    cs_close_both(s);
+}
+
+static void case_clean_enh_irdord_large(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 0, 0, 0, 0, 0x3FFF, 300),
+                 cs_enh(cs_rep(0, 1), 0, 0, 0, 0, 512, 0x3FFF));
+    cs_send(s, D0, 1, 100);
+    cs_send(s, D1, 1, 100);
+    cs_close_both(s);
+}
+
 /* C=0 both ways, then no FPDU at all: no CRC was ever left out. */
 static void case_crc_off_idle(cs_scen *s) { frames_only(s, cs_req(0, 0), cs_rep(0, 0)); }
 
@@ -1031,6 +1069,23 @@ static void case_clean_read(cs_scen *s)
     read_resp(s, D1, 0x1000, 0x2000, 1, 10);
     cs_close_both(s);
 }
+
+/* RFC 5040 5.2.1: a Read Request, the requester's FIN, then the
+ * responder's FIN with neither Read Response nor TERMINATE.  In the
+ * clean twin the responder's FIN comes first: it may have crossed the
+ * Request, so nothing is judged. */
+static void read_unanswered_run(cs_scen *s, int responder_first)
+{
+    cs_start_plain(s, 0, 1);
+    cs_send(s, D0, 1, 100);
+    cs_send(s, D1, 1, 100);
+    cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, 1, 64));
+    cs_end(s, responder_first ? D1 : D0, 0);
+    cs_end(s, responder_first ? D0 : D1, 0);
+}
+
+static void case_rdmap_read_answer(cs_scen *s) { read_unanswered_run(s, 0); }
+static void case_clean_read_close_crossed(cs_scen *s) { read_unanswered_run(s, 1); }
 
 static void case_rdmap_read_match(cs_scen *s)
 {
@@ -1934,7 +1989,19 @@ const cs_case cs_cases[] = {
     {"rdmap-version-7306", "RV 00b on Immediate Data (RFC 7306 4.1)", case_rdmap_version_7306, "MPA-RDMAP-VERSION"},
     {"init-wait-close", "Initiator FPDU before Reply, Responder closes (RFC 5044 7.1.2 rules 2, 3)",
      case_init_wait_close, "MPA-STA-INIT-FPDU-WAIT"},
-    {"crc-off-idle", "C=0 both ways, no FPDU sent (RFC 5044 4.4)", case_crc_off_idle, ""},
+    {"crc-off-idle", "C=0 both ways, no FPDU sent (RFC 5044 4.4)", case_crc_off_idle, "MPA-STA-INIT-FULL-OP"},
+    {"sta-init-full-op", "accepting Reply, then the Initiator closes first without any FPDU (RFC 5044 7.1.2 rule 3)",
+     case_sta_init_full_op, "MPA-STA-INIT-FULL-OP"},
+    {"clean-init-close-after", "accepting Reply, no FPDU: the Responder closes first, then the Initiator (RFC 5044 7.1.2 rule 3)",
+     case_clean_init_close_after, ""},
+    {"enh-irdord-order", "Request IRD/ORD written least significant octet first: IRD 16 reads 0x1000 (RFC 6581 9)",
+     case_enh_irdord_order, "MPA-ENH-IRDORD-ORDER"},
+    {"clean-enh-irdord-large", "Reply IRD 512 with ORD 0x3FFF, Request ORD 300: large values in network order (RFC 6581 9)",
+     case_clean_enh_irdord_large, ""},
+    {"rdmap-read-answer", "a Read Request, then FIN both ways without Read Response or TERMINATE (RFC 5040 5.2.1)",
+     case_rdmap_read_answer, "MPA-RDMAP-READ-ANSWER"},
+    {"clean-read-close-crossed", "a Read Request unanswered: the responder's FIN comes first and may cross it (RFC 5040 5.2.1)",
+     case_clean_read_close_crossed, ""},
     {"crc-off-reject", "C=0 both ways, rejected (RFC 5044 4.4, 7.1.2 rule 3)", case_crc_off_reject, ""},
     {"rep-key-first", "TCP client sends the Reply key first (RFC 5044 2, 7.1.1)", case_rep_key_first,
      "MPA-FRM-KEY-REQ"},

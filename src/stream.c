@@ -41,6 +41,7 @@ typedef struct read_q {
         uint32_t got; /* octets answered so far */
         uint64_t off; /* where the Request is in its direction */
         uint8_t rtr;  /* the negotiated read RTR (RFC 6581 9.1: not under ORD) */
+        uint8_t bad;  /* not a valid Read Request (not one whole segment, bad CRC): not owed an answer */
     } q[RQ_N];
     uint8_t head, n;
     uint8_t le;       /* MPA-QRK-READ-LE recognised: fields are read swapped */
@@ -114,6 +115,7 @@ typedef struct dirst {
     uint8_t terminated, trm_last_done;
     uint8_t term_close;   /* a TERMINATE was sent on an RDMAP Stream: a graceful close is due */
     uint8_t align_done, early_done, close_done;
+    uint8_t end_rst;      /* this direction ended with a RST */
     uint8_t first_fpdu_ok;
     uint8_t mulpdu_done;  /* FPDUs over MULPDU named (once per direction) */
     uint8_t ver_done;     /* VER_*: DDP/RDMAP versions named (once per direction) */
@@ -469,6 +471,28 @@ static void enter_fpdu(S *s, int dir, int markers, int crc, int probe, const cha
 
 /* ---- startup checks -------------------------------------------------- */
 
+/* RFC 6581 9: the IRD/ORD field goes in network byte order.  A small
+ * value (under 256) written least significant octet first reads as a
+ * multiple of 256, its flag bits landing in the six low bits' neighbours
+ * (bits 6 and 7): a field whose both values read so, and not as 0x3FFF,
+ * is taken as swapped.  0 reads the same either way. */
+static int irdord_swapped_look(uint16_t v) { return v == 0 || (v >= 0x100 && v != 0x3FFFu && !(v & 0x3Fu)); }
+
+static uint16_t bswap16(uint16_t v) { return (uint16_t)(v >> 8 | v << 8); }
+
+static void judge_irdord_order(S *s, int dir, const char *what)
+{
+    const dirst *d = &s->d[dir];
+    const mpa_enh *e = &d->fr.enh;
+    if (!(e->ird | e->ord) || !irdord_swapped_look(e->ird) || !irdord_swapped_look(e->ord))
+        return;
+    uint32_t v = mpa_enh_pack(e);
+    mpa_enh w = mpa_enh_unpack((uint32_t)bswap16((uint16_t)(v >> 16)) << 16 | bswap16((uint16_t)v));
+    finding(s, dir, d->frame_off + MPA_FRAME_HDR_LEN, MPA_F_ENH_IRDORD_ORDER,
+            "%s IRD %u ORD %u in network order; each half octet-swapped they read IRD %u ORD %u", what,
+            e->ird, e->ord, w.ird, w.ord);
+}
+
 static void judge_std_frame(S *s, int dir)
 {
     dirst *d = &s->d[dir];
@@ -505,6 +529,8 @@ static void judge_std_frame(S *s, int dir)
     if (f->has_enh && !f->enh.a && (f->enh.b | f->enh.c | f->enh.d))
         finding(s, dir, off + 20, MPA_F_ENH_BCD_ZERO, "%s has A=0 with B=%u C=%u D=%u", what, f->enh.b,
                 f->enh.c, f->enh.d);
+    if (f->has_enh && f->rev >= 2)
+        judge_irdord_order(s, dir, what);
 }
 
 /* The IRD/ORD header Rev 1 stacks put in the private data before RFC
@@ -1303,7 +1329,7 @@ static void check_read_ord(S *s, int dir, uint64_t off, int rtr)
             init ? "Responder" : "Initiator", ird);
 }
 
-static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *r, int rtr)
+static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *r, int rtr, int bad)
 {
     dirst *d = &s->d[dir];
     d->rr_stag[d->rr_pos][0] = r->sink_stag;
@@ -1323,8 +1349,46 @@ static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *
     q->q[i].got = 0;
     q->q[i].off = off;
     q->q[i].rtr = (uint8_t)rtr;
+    q->q[i].bad = (uint8_t)bad;
     q->n++;
     check_read_ord(s, dir, off, rtr);
+}
+
+/* RFC 5040 5.2.1: the responder acts on every valid Read Request.  Its
+ * graceful close after the requester's own, with the requester's Read
+ * Requests still open and no TERMINATE sent either way, leaves them
+ * unanswered (TCP delivered them before the requester's FIN).  A close
+ * that comes first may cross Requests still in flight: not judged. */
+static void judge_read_answered(S *s, int dir)
+{
+    const dirst *d = &s->d[dir], *p = &s->d[!dir];
+    const read_q *q = &p->rq;
+    if (!q->n || q->off || q->dropped || p->mode != MPA_MODE_CLOSED || p->end_rst || d->terminated ||
+        p->terminated || d->mode != MPA_MODE_FPDU || d->probe || peer_unknown(s, dir) ||
+        peer_unknown(s, !dir) || d->rx.started)
+        return;
+    /* Requests beyond the negotiated bounds (ORD, the peer's IRD, a read
+     * RTR to IRD 0) need not be acted on: not judged. */
+    if (q->ord_said || (s->enh && d->fr.enh.ird == 0))
+        return;
+    unsigned i = q->head, open = 0;
+    for (unsigned k = 0; k < q->n; k++)
+        open += !q->q[(q->head + k) % RQ_N].bad;
+    if (!open)
+        return;
+    while (q->q[i].bad)
+        i = (i + 1) % RQ_N;
+    uint32_t stag = q->q[i].stag, size = q->q[i].size;
+    uint64_t to = q->q[i].to;
+    if (q->le) {
+        stag = bswap32(stag);
+        size = bswap32(size);
+        to = bswap64(to);
+    }
+    finding(s, dir, d->off, MPA_F_RDMAP_READ_ANSWER,
+            "FIN after the peer's FIN with %u Read Request%s unanswered, the oldest sink STag 0x%08x TO 0x%llx, "
+            "%u octets (%u answered)",
+            open, open == 1 ? "" : "s", stag, (unsigned long long)to, size, q->q[i].got);
 }
 
 static int resp_fits(const mpa_ddp_hdr *h, uint32_t len, uint32_t stag, uint64_t to, uint32_t size, uint32_t got)
@@ -2280,7 +2344,9 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
         check_terminate(s, dir, foff, e);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_READ_REQUEST && !e->ddp.hdr.tagged)
         read_req_sent(s, dir, foff, &e->ddp.u.rreq,
-                      s->rtr_expected && dir == s->init_dir && index == 0 && e->rtr == MPA_RTR_READ);
+                      s->rtr_expected && dir == s->init_dir && index == 0 && e->rtr == MPA_RTR_READ,
+                      !e->ddp.hdr.last || e->ddp.hdr.mo != 0 || e->crc == MPA_CRC_BAD ||
+                          e->ddp.payload_len != 0);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_READ_RESPONSE && e->ddp.hdr.tagged)
         check_read_resp(s, dir, foff, e);
     if (e->ddp.hdr_len && e->ddp.seen_len >= e->ddp.hdr_len)
@@ -3141,6 +3207,16 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
                     asked, offered);
         }
     }
+    /* RFC 5044 7.1.2 rule 3: after an accepting Reply the Initiator
+     * enters full operation; closing first without any FPDU says it
+     * did not (a Responder's close may have caused it: not judged then). */
+    if (dir == s->init_dir && s->negotiated && !s->failed && !s->rejected && !s->rtr_checked &&
+        !s->d[0].improper && !s->d[1].improper && !s->d[0].bad_key && !s->d[1].bad_key &&
+        d->mode == MPA_MODE_FPDU && !d->nfpdu && !d->probe && !d->rx.started && !s->midstream &&
+        !s->startup_lost && !d->st.gap_octets && s->d[!dir].mode != MPA_MODE_CLOSED)
+        finding(s, dir, d->off, MPA_F_STA_INIT_FULL_OP, "%s without any FPDU after the accepting Reply", how);
+    if (kind == MPA_END_FIN)
+        judge_read_answered(s, dir);
     /* The Responder closing after a proper Request without replying. */
     int o = !dir;
     /* An Initiator that sent octets after its Request before any Reply
@@ -3154,6 +3230,7 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
                 "Responder closed (%s) after a properly formatted Request without a Reply (R=1 expected)",
                 how);
     data_flush(s, dir);
+    d->end_rst = kind == MPA_END_RST;
     set_mode(s, dir, MPA_MODE_CLOSED, kind == MPA_END_RST ? "RST" : "FIN");
 }
 
