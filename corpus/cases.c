@@ -1064,8 +1064,8 @@ static void case_clean_read(cs_scen *s)
     cs_start_plain(s, 0, 1);
     cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, 1, 3000));
     cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, 2, 10));
-    read_resp(s, D1, 0x1000, 0x2000, 0, 1400);
-    read_resp(s, D1, 0x1000, 0x2000 + 1400, 1, 1600);
+    read_resp(s, D1, 0x1000, 0x2000, 0, 1600);
+    read_resp(s, D1, 0x1000, 0x2000 + 1600, 1, 1400);
     read_resp(s, D1, 0x1000, 0x2000, 1, 10);
     cs_close_both(s);
 }
@@ -1381,6 +1381,31 @@ static void case_ddp_to_order(cs_scen *s)
         seg_write(s, D0, 0x56, 0x8000, 0, 512);
         seg_write(s, D0, 0x56, 0x8000 + 512, 1, 512);
     }
+    cs_close_both(s);
+}
+
+/* RFC 5044 4.5: a Send whose first segment (400 octets) is followed by
+ * a longer one (1000), and an RDMA Write cut 200 + 1000 the other way;
+ * in the clean twin every segment but the last is the longest, one of
+ * them 8 octets shorter than the next (what markers may take). */
+static void case_fpd_ulpdu_full(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    seg_send(s, D0, 1, 0, 0, 400);
+    seg_send(s, D0, 1, 400, 1, 1000);
+    tagged_seg(s, D1, MPA_RDMAP_RDMA_WRITE, 0x77, 0x1000, 0, 200);
+    tagged_seg(s, D1, MPA_RDMAP_RDMA_WRITE, 0x77, 0x1000 + 200, 1, 1000);
+    cs_close_both(s);
+}
+
+static void case_clean_ulpdu_full(cs_scen *s)
+{
+    cs_start_plain(s, 0, 0);
+    seg_send(s, D0, 1, 0, 0, 1000);
+    seg_send(s, D0, 1, 1000, 0, 1008);
+    seg_send(s, D0, 1, 2008, 1, 400);
+    tagged_seg(s, D1, MPA_RDMAP_RDMA_WRITE, 0x77, 0x1000, 0, 1000);
+    tagged_seg(s, D1, MPA_RDMAP_RDMA_WRITE, 0x77, 0x1000 + 1000, 1, 1000);
     cs_close_both(s);
 }
 
@@ -1970,6 +1995,10 @@ const cs_case cs_cases[] = {
      case_ddp_mo_order, "MPA-DDP-MO-ORDER"},
     {"ddp-to-order", "an RDMA Write's second segment 16 octets past the first's end (RFC 5041 5.2, 5.3)",
      case_ddp_to_order, "MPA-DDP-TO-ORDER"},
+    {"fpd-ulpdu-full", "a Send cut 400 + 1000 octets, an RDMA Write 200 + 1000 (RFC 5044 4.5)", case_fpd_ulpdu_full,
+     "MPA-FPD-ULPDU-FULL"},
+    {"clean-ulpdu-full", "a Send cut 1000 + 1008 + 400 octets, an RDMA Write 1000 + 1000 (RFC 5044 4.5)",
+     case_clean_ulpdu_full, ""},
     {"ddp-mo-first", "a Send in two segments at MO 100 and 500, none at MO 0 (RFC 5041 4.3)", case_ddp_mo_first,
      "MPA-DDP-MO-FIRST MPA-DDP-MO-ORDER"},
     {"ddp-rsvdulp-same", "a Send with Invalidate's second segment names another STag (RFC 5041 4.3)",

@@ -68,6 +68,7 @@ typedef struct seq_q {
     uint32_t msn;     /* of the open message, or of the last one closed */
     uint32_t mo;      /* open: the MO the next segment continues at */
     uint32_t rsvdulp; /* open: the RsvdULP octets 2..5 of its segments */
+    uint32_t plen;    /* open: the payload length of its last segment */
     uint8_t ctl;      /* open: ... and its RDMAP control octet */
     uint8_t st;       /* SQ_* */
     uint16_t said;    /* rules said on this queue (SEQ_SAID_*) */
@@ -76,7 +77,8 @@ typedef struct seq_st {
     seq_q q[SEQ_NQ];
     uint32_t tg_stag; /* tagged: the STag of the open message */
     uint64_t tg_to;   /* ... and the TO its next segment continues at */
-    uint8_t tg_open, tg_said;
+    uint32_t tg_plen; /* ... and the payload length of its last segment */
+    uint8_t tg_open, tg_said, tg_full_said;
 } seq_st;
 struct dirst;
 static void seq_unknown(struct dirst *d);
@@ -1462,8 +1464,15 @@ enum {
     SEQ_SAID_MO_FIRST = 32,
     SEQ_SAID_RSVDULP = 64,
     SEQ_SAID_ZERO = 128,
-    SEQ_SAID_LEN = 256
+    SEQ_SAID_LEN = 256,
+    SEQ_SAID_FULL = 512
 };
+
+/* RFC 5044 4.5 (draft-03 7.3.2): DDP makes its ULPDUs as large as MULPDU
+ * allows.  A segment of a message followed, in order, by a longer one of
+ * the same message could have been longer: the next proves it fits.  A
+ * few octets are left to markers (two of them: 8). */
+#define SEQ_FULL_SLACK 8u
 
 /* What this direction sent is no longer fully known (a hole, doubt, a
  * resync, a segment not judged): every queue is learnt again from its
@@ -1509,6 +1518,7 @@ static void seq_learn(seq_q *q, const mpa_ddp_hdr *h, uint32_t len, unsigned kee
     q->msn = h->msn;
     q->mo = h->mo + len;
     q->rsvdulp = h->rsvdulp;
+    q->plen = len;
     q->ctl = seq_ctl(h);
     q->st = (uint8_t)(SQ_KNOWN | (h->last ? 0 : SQ_OPEN) | (h->mo == 0 ? SQ_MO0 : 0) | (keep & SQ_MO0));
 }
@@ -1551,6 +1561,10 @@ static void seq_untagged(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, uint
             if (h->mo != q->mo && seq_say(q, SEQ_SAID_MO))
                 finding(s, dir, off, MPA_F_DDP_MO_ORDER, "QN %u MSN %u: MO %u, %u octets sent before it", h->qn,
                         h->msn, h->mo, q->mo);
+            else if (h->mo == q->mo && len > q->plen + SEQ_FULL_SLACK && seq_say(q, SEQ_SAID_FULL))
+                finding(s, dir, off, MPA_F_FPD_ULPDU_FULL,
+                        "QN %u MSN %u: a segment with %u payload octets follows one of the message with %u", h->qn,
+                        h->msn, len, q->plen);
             seq_more(s, dir, off, q, h, len);
             seq_learn(q, h, len, q->st);
         } else if (h->mo == 0) {
@@ -1606,9 +1620,17 @@ static void seq_tagged(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, uint32
         finding(s, dir, off, MPA_F_DDP_TO_ORDER, "STag 0x%08x: TO 0x%llx, the previous segment ended at 0x%llx",
                 h->stag, (unsigned long long)h->to, (unsigned long long)t->tg_to);
     }
+    else if (t->tg_open && h->stag == t->tg_stag && h->to == t->tg_to && len > t->tg_plen + SEQ_FULL_SLACK &&
+             !t->tg_full_said) {
+        t->tg_full_said = 1;
+        finding(s, dir, off, MPA_F_FPD_ULPDU_FULL,
+                "STag 0x%08x: a segment with %u payload octets follows one of the message with %u", h->stag, len,
+                t->tg_plen);
+    }
     t->tg_open = !h->last;
     t->tg_stag = h->stag;
     t->tg_to = h->to + len;
+    t->tg_plen = len;
 }
 
 /* The segment's header is judged (its CRC and framing held, its shape
