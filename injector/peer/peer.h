@@ -74,6 +74,8 @@ typedef enum peer_fault {
     FAULT_ATOMIC_UNALIGNED,
     FAULT_WRITE_UNBOUNDED,
     FAULT_A1_IGNORED,
+    FAULT_FPDUPTR_LOWBITS,
+    FAULT_ZERO_WRITE_CHECKED,
     FAULT__COUNT
 } peer_fault;
 
