@@ -1616,8 +1616,9 @@ static void case_rdmap_atomic_resp(cs_scen *s)
  * Offset that is not 8-octet aligned is not performed.  Two Requests, at
  * 0x2000 and 0x2004: the Responder answers the second with a TERMINATE
  * (RDMAP Remote Operation Error, catastrophic error localized to the
- * RDMAP Stream, its DDP header copied) in clean-atomic-align, with an
- * Atomic Response in rdmap-atomic-align. */
+ * RDMAP Stream, its DDP header copied) in rdmap-atomic-req-align (the
+ * requester wrong, the responder right), with an Atomic Response in
+ * rdmap-atomic-align. */
 /* answered: 0 a TERMINATE 0/2/7 (RFC 7306 8.2), 1 an Atomic Response,
  * 2 a TERMINATE with another code (0/2/6, Unexpected OpCode). */
 static void atomic_align_run(cs_scen *s, int answered)
@@ -1637,7 +1638,7 @@ static void atomic_align_run(cs_scen *s, int answered)
     cs_close_both(s);
 }
 
-static void case_clean_atomic_align(cs_scen *s) { atomic_align_run(s, 0); }
+static void case_rdmap_atomic_req_align(cs_scen *s) { atomic_align_run(s, 0); }
 static void case_rdmap_atomic_align(cs_scen *s) { atomic_align_run(s, 1); }
 static void case_rdmap_atomic_align_term(cs_scen *s) { atomic_align_run(s, 2); }
 
@@ -2055,9 +2056,9 @@ const cs_case cs_cases[] = {
      case_rdmap_atomic_resp, "MPA-RDMAP-ATOMIC-RESP"},
     {"rdmap-atomic-unused", "FetchAdd with Compare Mask 0 (RFC 7306 5.2.1)", case_rdmap_atomic_unused,
      "MPA-RDMAP-ATOMIC-UNUSED"},
-    {"clean-atomic-align",
+    {"rdmap-atomic-req-align",
      "an Atomic Request at TO 0x2004 answered with TERMINATE 0/2/7: the responder right, the requester not (RFC 7306 8.2)",
-     case_clean_atomic_align, "MPA-RDMAP-ATOMIC-REQ-ALIGN"},
+     case_rdmap_atomic_req_align, "MPA-RDMAP-ATOMIC-REQ-ALIGN"},
     {"rdmap-atomic-align", "an Atomic Request at TO 0x2004 answered with an Atomic Response (RFC 7306 5.1.2, 8.2)",
      case_rdmap_atomic_align, "MPA-RDMAP-ATOMIC-ALIGN MPA-RDMAP-ATOMIC-REQ-ALIGN"},
     {"rdmap-atomic-align-term",
