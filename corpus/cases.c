@@ -1388,25 +1388,29 @@ static void case_ddp_to_order(cs_scen *s)
  * a longer one (1000), and an RDMA Write cut 200 + 1000 the other way;
  * in the clean twin every segment but the last is the longest, one of
  * them 8 octets shorter than the next (what markers may take). */
-static void case_fpd_ulpdu_full(cs_scen *s)
+static void ulpdu_full_run(cs_scen *s, const unsigned *send, unsigned nsend, unsigned w0, unsigned w1)
 {
     cs_start_plain(s, 0, 0);
-    seg_send(s, D0, 1, 0, 0, 400);
-    seg_send(s, D0, 1, 400, 1, 1000);
-    tagged_seg(s, D1, MPA_RDMAP_RDMA_WRITE, 0x77, 0x1000, 0, 200);
-    tagged_seg(s, D1, MPA_RDMAP_RDMA_WRITE, 0x77, 0x1000 + 200, 1, 1000);
+    uint32_t mo = 0;
+    for (unsigned k = 0; k < nsend; k++) {
+        seg_send(s, D0, 1, mo, k + 1 == nsend, send[k]);
+        mo += send[k];
+    }
+    tagged_seg(s, D1, MPA_RDMAP_RDMA_WRITE, 0x77, 0x1000, 0, w0);
+    tagged_seg(s, D1, MPA_RDMAP_RDMA_WRITE, 0x77, 0x1000 + w0, 1, w1);
     cs_close_both(s);
+}
+
+static void case_fpd_ulpdu_full(cs_scen *s)
+{
+    static const unsigned send[] = {400, 1000};
+    ulpdu_full_run(s, send, 2, 200, 1000);
 }
 
 static void case_clean_ulpdu_full(cs_scen *s)
 {
-    cs_start_plain(s, 0, 0);
-    seg_send(s, D0, 1, 0, 0, 1000);
-    seg_send(s, D0, 1, 1000, 0, 1008);
-    seg_send(s, D0, 1, 2008, 1, 400);
-    tagged_seg(s, D1, MPA_RDMAP_RDMA_WRITE, 0x77, 0x1000, 0, 1000);
-    tagged_seg(s, D1, MPA_RDMAP_RDMA_WRITE, 0x77, 0x1000 + 1000, 1, 1000);
-    cs_close_both(s);
+    static const unsigned send[] = {1000, 1008, 400};
+    ulpdu_full_run(s, send, 3, 1000, 1000);
 }
 
 /* A Send whose segments start at MO 100: none at MO 0 (said when the
