@@ -304,6 +304,18 @@ static void t_note(void *user, int dir, tcp_note what, uint64_t off, uint64_t le
              "one, or before the start of the stream): ignored",
              (unsigned long long)len);
         break;
+    case TCP_NOTE_RESEGMENT: {
+        /* Only an MPA-aware sender owes it: one whose segments so far all
+         * began with an FPDU (draft-03 7.3, RFC 5044 5.1). */
+        const mpa_stream *ms = c->fd ? mpa_feeder_stream(c->fd) : NULL;
+        const mpa_dir_stats *st = ms ? mpa_stream_stats(ms, dir) : NULL;
+        if (st && st->segments >= 2 && st->segments_aligned == st->segments)
+            note(c, MPA_F_FPD_RETX_SEG, dir, off, frame,
+                 "retransmission of offsets %llu to %llu starts or ends where no segment of the first "
+                 "transmission did",
+                 (unsigned long long)off, (unsigned long long)(off + len));
+        break;
+    }
     case TCP_NOTE_EARLY_HOLE:
         note(c, MPA_F_CAP_LIMIT, dir, off, frame,
              "out-of-order memory limit reached: %llu missing octets at offset %llu declared lost without waiting "

@@ -261,6 +261,43 @@ static void data_at(tcp_dir *t, int dir, uint64_t off, const uint8_t *p, uint32_
     }
 }
 
+/* Segment boundaries of first transmissions, in increasing order. */
+static void bnd_add(tcp_dir *t, uint64_t at)
+{
+    if (t->nbnd && t->bnd[(t->nbnd - 1) % TCP_BND_N] == at)
+        return;
+    t->bnd[t->nbnd % TCP_BND_N] = at;
+    t->nbnd++;
+}
+
+/* 1: at is a kept boundary; 0: it is not; -1: older than those kept. */
+static int bnd_has(const tcp_dir *t, uint64_t at)
+{
+    uint32_t n = t->nbnd < TCP_BND_N ? t->nbnd : TCP_BND_N;
+    if (!n || at < t->bnd[(t->nbnd - n) % TCP_BND_N])
+        return -1;
+    for (uint32_t k = 0; k < n; k++)
+        if (t->bnd[(t->nbnd - 1 - k) % TCP_BND_N] == at)
+            return 1;
+    return 0;
+}
+
+/* draft-03 7.3: a retransmission keeps the segment boundaries of the
+ * first transmission.  Judged only for octets all captured before (no
+ * hole since), where the boundaries around them are still kept. */
+static void judge_reseg(tcp_dir *t, int dir, uint64_t off, uint32_t len, uint64_t frame, const tcp_sink *sink)
+{
+    uint64_t end = off + len;
+    if (!len || end > t->nxt || off < t->recent_from || !t->recent)
+        return;
+    int a = bnd_has(t, off), z = bnd_has(t, end);
+    if (a < 0 || z < 0 || (a && z))
+        return;
+    t->resegmented++;
+    if (sink->note)
+        sink->note(sink->user, dir, TCP_NOTE_RESEGMENT, off, len, frame);
+}
+
 void tcp_dir_segment(tcp_dir *t, int dir, uint32_t seq, const uint8_t *p, uint32_t len, uint32_t wire_len, int fin,
                      uint64_t frame, const tcp_sink *sink, tcp_budget *b)
 {
@@ -286,6 +323,12 @@ void tcp_dir_segment(tcp_dir *t, int dir, uint32_t seq, const uint8_t *p, uint32
         t->fin_frame = frame;
     }
     int first_tx = off >= t->high;
+    if (wire_len && first_tx) {
+        bnd_add(t, off);
+        bnd_add(t, off + wire_len);
+    } else if (wire_len && len == wire_len) {
+        judge_reseg(t, dir, off, len, frame, sink);
+    }
     if (off + wire_len > t->high)
         t->high = off + wire_len;
     if (len)

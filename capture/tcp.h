@@ -28,12 +28,15 @@
 
 #define TCP_WINDOW_MAX (1u << 30)   /* RFC 7323: the largest scaled window */
 #define TCP_RECENT 4096u            /* delivered octets kept to judge retransmissions */
+#define TCP_BND_N 64u               /* segment boundaries of first transmissions kept */
 
 /* What the reassembler tells its owner, in stream order per direction. */
 typedef enum tcp_note {
     TCP_NOTE_CONFLICT,      /* retransmitted octets differ (off, len) */
     TCP_NOTE_OUT_OF_WINDOW, /* a segment far from the expected sequence number (ignored) */
     TCP_NOTE_EARLY_HOLE,    /* the memory budget forced a hole early (len octets) */
+    TCP_NOTE_RESEGMENT,     /* a retransmission of captured octets starts or ends where no
+                               first transmission did (off, len) */
 } tcp_note;
 
 typedef struct tcp_sink {
@@ -83,8 +86,10 @@ typedef struct tcp_dir {
     uint8_t *recent;      /* TCP_RECENT octets before nxt (allocated on first use) */
     uint8_t no_recent;    /* keep no such octets (yet): retransmissions are not compared */
     uint64_t recent_from; /* the kept octets are valid from here (not a hole) */
+    uint64_t bnd[TCP_BND_N]; /* where the last first transmissions began and ended, ring */
+    uint32_t nbnd;        /* boundaries recorded so far */
     /* counters */
-    uint64_t segments, retrans_octets, conflicts, out_of_window, holes, hole_octets, ooo_segments;
+    uint64_t segments, retrans_octets, conflicts, out_of_window, holes, hole_octets, ooo_segments, resegmented;
 } tcp_dir;
 
 /* dir starts at sequence number seq (the SYN's + 1, or the first seen). */

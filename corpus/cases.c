@@ -440,6 +440,44 @@ static void frames_only(cs_scen *s, mpa_frame_enc q, mpa_frame_enc p)
     cs_close_both(s);
 }
 
+/* RFC 5044 7.1.2 rule 3: after an accepting Reply the Initiator closes
+ * without any FPDU; in the clean twin the Responder closes first (the
+ * Initiator's close answers it). */
+static void case_sta_init_full_op(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    frames_only(s, q, p);
+}
+
+static void case_clean_init_close_after(cs_scen *s)
+{
+    mpa_frame_enc q = cs_req(0, 1), p = cs_rep(0, 1);
+    cs_frame(s, D0, &q);
+    cs_frame(s, D1, &p);
+    cs_end(s, D1, 0);
+    cs_end(s, D0, 0);
+}
+
+/* RFC 6581 9: the Request's IRD/ORD field written least significant
+ * octet first (IRD 16, ORD 0 read as IRD 0x1000); in the clean twin a
+ * Reply IRD of 512 alone (its ORD 0x3FFF) is taken as it reads. */
+static void case_enh_irdord_order(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 0, 0, 0, 0, 0x1000, 0), cs_enh(cs_rep(0, 1), 0, 0, 0, 0, 0, 16));
+    cs_send(s, D0, 1, 100);
+    cs_send(s, D1, 1, 100);
+    cs_close_both(s);
+}
+
+static void case_clean_enh_irdord_large(cs_scen *s)
+{
+    cs_start_enh(s, cs_enh(cs_req(0, 1), 0, 0, 0, 0, 0x3FFF, 300),
+                 cs_enh(cs_rep(0, 1), 0, 0, 0, 0, 512, 0x3FFF));
+    cs_send(s, D0, 1, 100);
+    cs_send(s, D1, 1, 100);
+    cs_close_both(s);
+}
+
 /* C=0 both ways, then no FPDU at all: no CRC was ever left out. */
 static void case_crc_off_idle(cs_scen *s) { frames_only(s, cs_req(0, 0), cs_rep(0, 0)); }
 
@@ -1026,11 +1064,28 @@ static void case_clean_read(cs_scen *s)
     cs_start_plain(s, 0, 1);
     cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, 1, 3000));
     cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, 2, 10));
-    read_resp(s, D1, 0x1000, 0x2000, 0, 1400);
-    read_resp(s, D1, 0x1000, 0x2000 + 1400, 1, 1600);
+    read_resp(s, D1, 0x1000, 0x2000, 0, 1600);
+    read_resp(s, D1, 0x1000, 0x2000 + 1600, 1, 1400);
     read_resp(s, D1, 0x1000, 0x2000, 1, 10);
     cs_close_both(s);
 }
+
+/* RFC 5040 5.2.1: a Read Request, the requester's FIN, then the
+ * responder's FIN with neither Read Response nor TERMINATE.  In the
+ * clean twin the responder's FIN comes first: it may have crossed the
+ * Request, so nothing is judged. */
+static void read_unanswered_run(cs_scen *s, int responder_first)
+{
+    cs_start_plain(s, 0, 1);
+    cs_send(s, D0, 1, 100);
+    cs_send(s, D1, 1, 100);
+    cs_fpdu(s, D0, g_ul, cs_ul_read_req(g_ul, sizeof g_ul, 1, 64));
+    cs_end(s, responder_first ? D1 : D0, 0);
+    cs_end(s, responder_first ? D0 : D1, 0);
+}
+
+static void case_rdmap_read_answer(cs_scen *s) { read_unanswered_run(s, 0); }
+static void case_clean_read_close_crossed(cs_scen *s) { read_unanswered_run(s, 1); }
 
 static void case_rdmap_read_match(cs_scen *s)
 {
@@ -1329,6 +1384,35 @@ static void case_ddp_to_order(cs_scen *s)
     cs_close_both(s);
 }
 
+/* RFC 5044 4.5: a Send whose first segment (400 octets) is followed by
+ * a longer one (1000), and an RDMA Write cut 200 + 1000 the other way;
+ * in the clean twin every segment but the last is the longest, one of
+ * them 8 octets shorter than the next (what markers may take). */
+static void ulpdu_full_run(cs_scen *s, const unsigned *send, unsigned nsend, unsigned w0, unsigned w1)
+{
+    cs_start_plain(s, 0, 0);
+    uint32_t mo = 0;
+    for (unsigned k = 0; k < nsend; k++) {
+        seg_send(s, D0, 1, mo, k + 1 == nsend, send[k]);
+        mo += send[k];
+    }
+    tagged_seg(s, D1, MPA_RDMAP_RDMA_WRITE, 0x77, 0x1000, 0, w0);
+    tagged_seg(s, D1, MPA_RDMAP_RDMA_WRITE, 0x77, 0x1000 + w0, 1, w1);
+    cs_close_both(s);
+}
+
+static void case_fpd_ulpdu_full(cs_scen *s)
+{
+    static const unsigned send[] = {400, 1000};
+    ulpdu_full_run(s, send, 2, 200, 1000);
+}
+
+static void case_clean_ulpdu_full(cs_scen *s)
+{
+    static const unsigned send[] = {1000, 1008, 400};
+    ulpdu_full_run(s, send, 3, 1000, 1000);
+}
+
 /* A Send whose segments start at MO 100: none at MO 0 (said when the
  * next Send begins; the first seen at MO 100 is MO-ORDER's too). */
 static void case_ddp_mo_first(cs_scen *s)
@@ -1536,8 +1620,9 @@ static void case_rdmap_atomic_resp(cs_scen *s)
  * Offset that is not 8-octet aligned is not performed.  Two Requests, at
  * 0x2000 and 0x2004: the Responder answers the second with a TERMINATE
  * (RDMAP Remote Operation Error, catastrophic error localized to the
- * RDMAP Stream, its DDP header copied) in clean-atomic-align, with an
- * Atomic Response in rdmap-atomic-align. */
+ * RDMAP Stream, its DDP header copied) in rdmap-atomic-req-align (the
+ * requester wrong, the responder right), with an Atomic Response in
+ * rdmap-atomic-align. */
 /* answered: 0 a TERMINATE 0/2/7 (RFC 7306 8.2), 1 an Atomic Response,
  * 2 a TERMINATE with another code (0/2/6, Unexpected OpCode). */
 static void atomic_align_run(cs_scen *s, int answered)
@@ -1557,7 +1642,7 @@ static void atomic_align_run(cs_scen *s, int answered)
     cs_close_both(s);
 }
 
-static void case_clean_atomic_align(cs_scen *s) { atomic_align_run(s, 0); }
+static void case_rdmap_atomic_req_align(cs_scen *s) { atomic_align_run(s, 0); }
 static void case_rdmap_atomic_align(cs_scen *s) { atomic_align_run(s, 1); }
 static void case_rdmap_atomic_align_term(cs_scen *s) { atomic_align_run(s, 2); }
 
@@ -1915,6 +2000,10 @@ const cs_case cs_cases[] = {
      case_ddp_mo_order, "MPA-DDP-MO-ORDER"},
     {"ddp-to-order", "an RDMA Write's second segment 16 octets past the first's end (RFC 5041 5.2, 5.3)",
      case_ddp_to_order, "MPA-DDP-TO-ORDER"},
+    {"fpd-ulpdu-full", "a Send cut 400 + 1000 octets, an RDMA Write 200 + 1000 (RFC 5044 4.5)", case_fpd_ulpdu_full,
+     "MPA-FPD-ULPDU-FULL"},
+    {"clean-ulpdu-full", "a Send cut 1000 + 1008 + 400 octets, an RDMA Write 1000 + 1000 (RFC 5044 4.5)",
+     case_clean_ulpdu_full, ""},
     {"ddp-mo-first", "a Send in two segments at MO 100 and 500, none at MO 0 (RFC 5041 4.3)", case_ddp_mo_first,
      "MPA-DDP-MO-FIRST MPA-DDP-MO-ORDER"},
     {"ddp-rsvdulp-same", "a Send with Invalidate's second segment names another STag (RFC 5041 4.3)",
@@ -1934,7 +2023,19 @@ const cs_case cs_cases[] = {
     {"rdmap-version-7306", "RV 00b on Immediate Data (RFC 7306 4.1)", case_rdmap_version_7306, "MPA-RDMAP-VERSION"},
     {"init-wait-close", "Initiator FPDU before Reply, Responder closes (RFC 5044 7.1.2 rules 2, 3)",
      case_init_wait_close, "MPA-STA-INIT-FPDU-WAIT"},
-    {"crc-off-idle", "C=0 both ways, no FPDU sent (RFC 5044 4.4)", case_crc_off_idle, ""},
+    {"crc-off-idle", "C=0 both ways, no FPDU sent (RFC 5044 4.4)", case_crc_off_idle, "MPA-STA-INIT-FULL-OP"},
+    {"sta-init-full-op", "accepting Reply, then the Initiator closes first without any FPDU (RFC 5044 7.1.2 rule 3)",
+     case_sta_init_full_op, "MPA-STA-INIT-FULL-OP"},
+    {"clean-init-close-after", "accepting Reply, no FPDU: the Responder closes first, then the Initiator (RFC 5044 7.1.2 rule 3)",
+     case_clean_init_close_after, ""},
+    {"enh-irdord-order", "Request IRD/ORD written least significant octet first: IRD 16 reads 0x1000 (RFC 6581 9)",
+     case_enh_irdord_order, "MPA-ENH-IRDORD-ORDER"},
+    {"clean-enh-irdord-large", "Reply IRD 512 with ORD 0x3FFF, Request ORD 300: large values in network order (RFC 6581 9)",
+     case_clean_enh_irdord_large, ""},
+    {"rdmap-read-answer", "a Read Request, then FIN both ways without Read Response or TERMINATE (RFC 5040 5.2.1)",
+     case_rdmap_read_answer, "MPA-RDMAP-READ-ANSWER"},
+    {"clean-read-close-crossed", "a Read Request unanswered: the responder's FIN comes first and may cross it (RFC 5040 5.2.1)",
+     case_clean_read_close_crossed, ""},
     {"crc-off-reject", "C=0 both ways, rejected (RFC 5044 4.4, 7.1.2 rule 3)", case_crc_off_reject, ""},
     {"rep-key-first", "TCP client sends the Reply key first (RFC 5044 2, 7.1.1)", case_rep_key_first,
      "MPA-FRM-KEY-REQ"},
@@ -1959,9 +2060,9 @@ const cs_case cs_cases[] = {
      case_rdmap_atomic_resp, "MPA-RDMAP-ATOMIC-RESP"},
     {"rdmap-atomic-unused", "FetchAdd with Compare Mask 0 (RFC 7306 5.2.1)", case_rdmap_atomic_unused,
      "MPA-RDMAP-ATOMIC-UNUSED"},
-    {"clean-atomic-align",
+    {"rdmap-atomic-req-align",
      "an Atomic Request at TO 0x2004 answered with TERMINATE 0/2/7: the responder right, the requester not (RFC 7306 8.2)",
-     case_clean_atomic_align, "MPA-RDMAP-ATOMIC-REQ-ALIGN"},
+     case_rdmap_atomic_req_align, "MPA-RDMAP-ATOMIC-REQ-ALIGN"},
     {"rdmap-atomic-align", "an Atomic Request at TO 0x2004 answered with an Atomic Response (RFC 7306 5.1.2, 8.2)",
      case_rdmap_atomic_align, "MPA-RDMAP-ATOMIC-ALIGN MPA-RDMAP-ATOMIC-REQ-ALIGN"},
     {"rdmap-atomic-align-term",

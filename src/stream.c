@@ -41,6 +41,7 @@ typedef struct read_q {
         uint32_t got; /* octets answered so far */
         uint64_t off; /* where the Request is in its direction */
         uint8_t rtr;  /* the negotiated read RTR (RFC 6581 9.1: not under ORD) */
+        uint8_t bad;  /* not a valid Read Request (not one whole segment, bad CRC): not owed an answer */
     } q[RQ_N];
     uint8_t head, n;
     uint8_t le;       /* MPA-QRK-READ-LE recognised: fields are read swapped */
@@ -67,6 +68,7 @@ typedef struct seq_q {
     uint32_t msn;     /* of the open message, or of the last one closed */
     uint32_t mo;      /* open: the MO the next segment continues at */
     uint32_t rsvdulp; /* open: the RsvdULP octets 2..5 of its segments */
+    uint32_t plen;    /* open: the payload length of its last segment */
     uint8_t ctl;      /* open: ... and its RDMAP control octet */
     uint8_t st;       /* SQ_* */
     uint16_t said;    /* rules said on this queue (SEQ_SAID_*) */
@@ -75,7 +77,8 @@ typedef struct seq_st {
     seq_q q[SEQ_NQ];
     uint32_t tg_stag; /* tagged: the STag of the open message */
     uint64_t tg_to;   /* ... and the TO its next segment continues at */
-    uint8_t tg_open, tg_said;
+    uint32_t tg_plen; /* ... and the payload length of its last segment */
+    uint8_t tg_open, tg_said, tg_full_said;
 } seq_st;
 struct dirst;
 static void seq_unknown(struct dirst *d);
@@ -114,6 +117,7 @@ typedef struct dirst {
     uint8_t terminated, trm_last_done;
     uint8_t term_close;   /* a TERMINATE was sent on an RDMAP Stream: a graceful close is due */
     uint8_t align_done, early_done, close_done;
+    uint8_t end_rst;      /* this direction ended with a RST */
     uint8_t first_fpdu_ok;
     uint8_t mulpdu_done;  /* FPDUs over MULPDU named (once per direction) */
     uint8_t ver_done;     /* VER_*: DDP/RDMAP versions named (once per direction) */
@@ -469,6 +473,28 @@ static void enter_fpdu(S *s, int dir, int markers, int crc, int probe, const cha
 
 /* ---- startup checks -------------------------------------------------- */
 
+/* RFC 6581 9: the IRD/ORD field goes in network byte order.  A small
+ * value (under 256) written least significant octet first reads as a
+ * multiple of 256, its flag bits landing in the six low bits' neighbours
+ * (bits 6 and 7): a field whose both values read so, and not as 0x3FFF,
+ * is taken as swapped.  0 reads the same either way. */
+static int irdord_swapped_look(uint16_t v) { return v == 0 || (v >= 0x100 && v != 0x3FFFu && !(v & 0x3Fu)); }
+
+static uint16_t bswap16(uint16_t v) { return (uint16_t)(v >> 8 | v << 8); }
+
+static void judge_irdord_order(S *s, int dir, const char *what)
+{
+    const dirst *d = &s->d[dir];
+    const mpa_enh *e = &d->fr.enh;
+    if (!(e->ird | e->ord) || !irdord_swapped_look(e->ird) || !irdord_swapped_look(e->ord))
+        return;
+    uint32_t v = mpa_enh_pack(e);
+    mpa_enh w = mpa_enh_unpack((uint32_t)bswap16((uint16_t)(v >> 16)) << 16 | bswap16((uint16_t)v));
+    finding(s, dir, d->frame_off + MPA_FRAME_HDR_LEN, MPA_F_ENH_IRDORD_ORDER,
+            "%s IRD %u ORD %u in network order; each half octet-swapped they read IRD %u ORD %u", what,
+            e->ird, e->ord, w.ird, w.ord);
+}
+
 static void judge_std_frame(S *s, int dir)
 {
     dirst *d = &s->d[dir];
@@ -505,6 +531,8 @@ static void judge_std_frame(S *s, int dir)
     if (f->has_enh && !f->enh.a && (f->enh.b | f->enh.c | f->enh.d))
         finding(s, dir, off + 20, MPA_F_ENH_BCD_ZERO, "%s has A=0 with B=%u C=%u D=%u", what, f->enh.b,
                 f->enh.c, f->enh.d);
+    if (f->has_enh && f->rev >= 2)
+        judge_irdord_order(s, dir, what);
 }
 
 /* The IRD/ORD header Rev 1 stacks put in the private data before RFC
@@ -1303,7 +1331,7 @@ static void check_read_ord(S *s, int dir, uint64_t off, int rtr)
             init ? "Responder" : "Initiator", ird);
 }
 
-static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *r, int rtr)
+static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *r, int rtr, int bad)
 {
     dirst *d = &s->d[dir];
     d->rr_stag[d->rr_pos][0] = r->sink_stag;
@@ -1323,8 +1351,46 @@ static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *
     q->q[i].got = 0;
     q->q[i].off = off;
     q->q[i].rtr = (uint8_t)rtr;
+    q->q[i].bad = (uint8_t)bad;
     q->n++;
     check_read_ord(s, dir, off, rtr);
+}
+
+/* RFC 5040 5.2.1: the responder acts on every valid Read Request.  Its
+ * graceful close after the requester's own, with the requester's Read
+ * Requests still open and no TERMINATE sent either way, leaves them
+ * unanswered (TCP delivered them before the requester's FIN).  A close
+ * that comes first may cross Requests still in flight: not judged. */
+static void judge_read_answered(S *s, int dir)
+{
+    const dirst *d = &s->d[dir], *p = &s->d[!dir];
+    const read_q *q = &p->rq;
+    if (!q->n || q->off || q->dropped || p->mode != MPA_MODE_CLOSED || p->end_rst || d->terminated ||
+        p->terminated || d->mode != MPA_MODE_FPDU || d->probe || peer_unknown(s, dir) ||
+        peer_unknown(s, !dir) || d->rx.started)
+        return;
+    /* Requests beyond the negotiated bounds (ORD, the peer's IRD, a read
+     * RTR to IRD 0) need not be acted on: not judged. */
+    if (q->ord_said || (s->enh && d->fr.enh.ird == 0))
+        return;
+    unsigned i = q->head, open = 0;
+    for (unsigned k = 0; k < q->n; k++)
+        open += !q->q[(q->head + k) % RQ_N].bad;
+    if (!open)
+        return;
+    while (q->q[i].bad)
+        i = (i + 1) % RQ_N;
+    uint32_t stag = q->q[i].stag, size = q->q[i].size;
+    uint64_t to = q->q[i].to;
+    if (q->le) {
+        stag = bswap32(stag);
+        size = bswap32(size);
+        to = bswap64(to);
+    }
+    finding(s, dir, d->off, MPA_F_RDMAP_READ_ANSWER,
+            "FIN after the peer's FIN with %u Read Request%s unanswered, the oldest sink STag 0x%08x TO 0x%llx, "
+            "%u octets (%u answered)",
+            open, open == 1 ? "" : "s", stag, (unsigned long long)to, size, q->q[i].got);
 }
 
 static int resp_fits(const mpa_ddp_hdr *h, uint32_t len, uint32_t stag, uint64_t to, uint32_t size, uint32_t got)
@@ -1398,8 +1464,15 @@ enum {
     SEQ_SAID_MO_FIRST = 32,
     SEQ_SAID_RSVDULP = 64,
     SEQ_SAID_ZERO = 128,
-    SEQ_SAID_LEN = 256
+    SEQ_SAID_LEN = 256,
+    SEQ_SAID_FULL = 512
 };
+
+/* RFC 5044 4.5 (draft-03 7.3.2): DDP makes its ULPDUs as large as MULPDU
+ * allows.  A segment of a message followed, in order, by a longer one of
+ * the same message could have been longer: the next proves it fits.  A
+ * few octets are left to markers (two of them: 8). */
+#define SEQ_FULL_SLACK 8u
 
 /* What this direction sent is no longer fully known (a hole, doubt, a
  * resync, a segment not judged): every queue is learnt again from its
@@ -1445,6 +1518,7 @@ static void seq_learn(seq_q *q, const mpa_ddp_hdr *h, uint32_t len, unsigned kee
     q->msn = h->msn;
     q->mo = h->mo + len;
     q->rsvdulp = h->rsvdulp;
+    q->plen = len;
     q->ctl = seq_ctl(h);
     q->st = (uint8_t)(SQ_KNOWN | (h->last ? 0 : SQ_OPEN) | (h->mo == 0 ? SQ_MO0 : 0) | (keep & SQ_MO0));
 }
@@ -1487,6 +1561,10 @@ static void seq_untagged(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, uint
             if (h->mo != q->mo && seq_say(q, SEQ_SAID_MO))
                 finding(s, dir, off, MPA_F_DDP_MO_ORDER, "QN %u MSN %u: MO %u, %u octets sent before it", h->qn,
                         h->msn, h->mo, q->mo);
+            else if (h->mo == q->mo && len > q->plen + SEQ_FULL_SLACK && seq_say(q, SEQ_SAID_FULL))
+                finding(s, dir, off, MPA_F_FPD_ULPDU_FULL,
+                        "QN %u MSN %u: a segment with %u payload octets follows one of the message with %u", h->qn,
+                        h->msn, len, q->plen);
             seq_more(s, dir, off, q, h, len);
             seq_learn(q, h, len, q->st);
         } else if (h->mo == 0) {
@@ -1542,9 +1620,17 @@ static void seq_tagged(S *s, int dir, uint64_t off, const mpa_ddp_hdr *h, uint32
         finding(s, dir, off, MPA_F_DDP_TO_ORDER, "STag 0x%08x: TO 0x%llx, the previous segment ended at 0x%llx",
                 h->stag, (unsigned long long)h->to, (unsigned long long)t->tg_to);
     }
+    else if (t->tg_open && h->stag == t->tg_stag && h->to == t->tg_to && len > t->tg_plen + SEQ_FULL_SLACK &&
+             !t->tg_full_said) {
+        t->tg_full_said = 1;
+        finding(s, dir, off, MPA_F_FPD_ULPDU_FULL,
+                "STag 0x%08x: a segment with %u payload octets follows one of the message with %u", h->stag, len,
+                t->tg_plen);
+    }
     t->tg_open = !h->last;
     t->tg_stag = h->stag;
     t->tg_to = h->to + len;
+    t->tg_plen = len;
 }
 
 /* The segment's header is judged (its CRC and framing held, its shape
@@ -2280,7 +2366,9 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
         check_terminate(s, dir, foff, e);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_READ_REQUEST && !e->ddp.hdr.tagged)
         read_req_sent(s, dir, foff, &e->ddp.u.rreq,
-                      s->rtr_expected && dir == s->init_dir && index == 0 && e->rtr == MPA_RTR_READ);
+                      s->rtr_expected && dir == s->init_dir && index == 0 && e->rtr == MPA_RTR_READ,
+                      !e->ddp.hdr.last || e->ddp.hdr.mo != 0 || e->crc == MPA_CRC_BAD ||
+                          e->ddp.payload_len != 0);
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_READ_RESPONSE && e->ddp.hdr.tagged)
         check_read_resp(s, dir, foff, e);
     if (e->ddp.hdr_len && e->ddp.seen_len >= e->ddp.hdr_len)
@@ -3141,6 +3229,16 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
                     asked, offered);
         }
     }
+    /* RFC 5044 7.1.2 rule 3: after an accepting Reply the Initiator
+     * enters full operation; closing first without any FPDU says it
+     * did not (a Responder's close may have caused it: not judged then). */
+    if (dir == s->init_dir && s->negotiated && !s->failed && !s->rejected && !s->rtr_checked &&
+        !s->d[0].improper && !s->d[1].improper && !s->d[0].bad_key && !s->d[1].bad_key &&
+        d->mode == MPA_MODE_FPDU && !d->nfpdu && !d->probe && !d->rx.started && !s->midstream &&
+        !s->startup_lost && !d->st.gap_octets && s->d[!dir].mode != MPA_MODE_CLOSED)
+        finding(s, dir, d->off, MPA_F_STA_INIT_FULL_OP, "%s without any FPDU after the accepting Reply", how);
+    if (kind == MPA_END_FIN)
+        judge_read_answered(s, dir);
     /* The Responder closing after a proper Request without replying. */
     int o = !dir;
     /* An Initiator that sent octets after its Request before any Reply
@@ -3154,6 +3252,7 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
                 "Responder closed (%s) after a properly formatted Request without a Reply (R=1 expected)",
                 how);
     data_flush(s, dir);
+    d->end_rst = kind == MPA_END_RST;
     set_mode(s, dir, MPA_MODE_CLOSED, kind == MPA_END_RST ? "RST" : "FIN");
 }
 

@@ -683,12 +683,24 @@ static void gen_variants(void)
     conv_scen(&c, &np, &s, 40005, SERVER_PORT, NULL);
     if (conv_retrans_reseg(&c, D0, 2) == 0 && conv_retrans_reseg(&c, D1, 1) == 0 &&
         write_one("retrans-reseg.pcapng", CAPW_PCAPNG, &c) == 0) {
-        manifest("retrans-reseg.pcapng", link_desc(CAPW_PCAPNG, &np, NULL), "",
+        manifest("retrans-reseg.pcapng", link_desc(CAPW_PCAPNG, &np, NULL), "MPA-FPD-RETX-SEG",
                  "clean enhanced connection (markers, CRC); each direction retransmits octets it "
-                 "already sent, cut at other boundaries (same octets): nothing to report, and the "
-                 "retransmissions are not new segments for MPA-FPD-ALIGN",
+                 "already sent, cut at other boundaries (same octets): an MPA-aware sender keeps the "
+                 "first boundaries (draft-03 7.3), and the retransmissions are not new segments for "
+                 "MPA-FPD-ALIGN",
                  NULL);
-        verify_scen("retrans-reseg.pcapng", &s, "");
+        verify_scen("retrans-reseg.pcapng", &s, "MPA-FPD-RETX-SEG");
+    }
+    conv_free(&c);
+
+    conv_scen(&c, &np, &s, 40007, SERVER_PORT, NULL);
+    if (conv_retrans_same(&c, D0, 2) == 0 && conv_retrans_same(&c, D1, 1) == 0 &&
+        write_one("retrans-same.pcapng", CAPW_PCAPNG, &c) == 0) {
+        manifest("retrans-same.pcapng", link_desc(CAPW_PCAPNG, &np, NULL), "",
+                 "clean enhanced connection (markers, CRC); each direction retransmits one segment "
+                 "as it first sent it (same boundaries, same octets): nothing to report (draft-03 7.3)",
+                 NULL);
+        verify_scen("retrans-same.pcapng", &s, "");
     }
     conv_free(&c);
 

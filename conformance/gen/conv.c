@@ -336,6 +336,18 @@ int conv_retrans_reseg(conv *c, int dir, unsigned nth)
     return -1;
 }
 
+int conv_retrans_same(conv *c, int dir, unsigned nth)
+{
+    long i = nth_data(c, dir, nth, 64);
+    if (i < 0)
+        return -1;
+    tpkt *r = insert(c, (size_t)i + 1);
+    *r = c->p[i];
+    r->frag = 0;
+    r->comment = conv_str(c, "retransmission of the previous segment, cut as it was");
+    return 0;
+}
+
 int conv_overlap(conv *c, int dir, unsigned nth)
 {
     long i = nth_data(c, dir, nth, 64);

@@ -90,6 +90,10 @@ int conv_reorder(conv *c, int dir, unsigned nth);
  * elsewhere: identical octets, other boundaries. */
 int conv_retrans_reseg(conv *c, int dir, unsigned nth);
 
+/* Retransmit the nth data segment of dir (at least 64 octets) as it
+ * was, right after it: the same boundaries and octets. */
+int conv_retrans_same(conv *c, int dir, unsigned nth);
+
 /* Right after the nth data segment of dir of at least 64 octets, resend
  * its span with 4 octets in the middle changed (a conflicting overlap:
  * the first copy is the one the receiver kept). */

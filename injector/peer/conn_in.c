@@ -349,6 +349,12 @@ static int ddp_checks(conn *c, const mpa_ev_fpdu *f)
     if (h->tagged) {
         /* RFC 5041 7.1, tagged check 1 (zero-length segments, such as
          * the write RTR, are not checked). */
+        if (!plen && h->opcode == MPA_RDMAP_RDMA_WRITE && h->stag != PEER_SRC_STAG &&
+            faulty(c, FAULT_ZERO_WRITE_CHECKED)) {
+            c->fault_done = 1; /* RFC 5041 5.2 has it go unchecked */
+            seg_error(c, f, MPA_TERM_LAYER_DDP, DDP_ET_TAGGED, DDP_TC_INVALID_STAG);
+            return 1;
+        }
         if (!plen || h->opcode != MPA_RDMAP_RDMA_WRITE)
             return 0;
         if (h->stag != PEER_SRC_STAG) {
@@ -658,6 +664,14 @@ void on_event(void *user, const mpa_event *ev)
         }
         break;
     case MPA_EV_MARKER:
+        /* --fault fpduptr-low-bits: the low bits counted, the marker
+         * points elsewhere than the lengths say (a marker error). */
+        if (ev->dir == PEER && (ev->u.marker.fpduptr & 3u) && faulty(c, FAULT_FPDUPTR_LOWBITS) &&
+            c->react == RE_NONE) {
+            c->fault_done = 1;
+            c->react = RE_TERM;
+            c->react_code = 3;
+        }
         break;
     case MPA_EV_FPDU:
         if (ev->dir == PEER) {

@@ -164,6 +164,17 @@ static const fault_info faults[FAULT__COUNT] = {
                                "check); breaks MPA-RCV-DDP-TAGGED's bounds half (only a peer that sends "
                                "such a Write shows it)",
                                "(the other end is the faulty one here)"},
+    [FAULT_FPDUPTR_LOWBITS] = {"fpduptr-low-bits", FAULT_ROLE_R, 0, "-", "-",
+                               "computes with a received marker's FPDUPTR including its two low bits "
+                               "(RFC 5044 4.3 says they are taken as zero): such a marker disagrees with "
+                               "the lengths and gets TERMINATE code 3; breaks MPA-RCV-MRK-LOWBITS (only "
+                               "a peer that sets those bits shows it)",
+                               "(the other end is the faulty one here)"},
+    [FAULT_ZERO_WRITE_CHECKED] = {"zero-write-checked", FAULT_ROLE_R, 0, "-", "-",
+                                  "checks the STag of a zero-length RDMA Write too and answers one it never "
+                                  "advertised with a TERMINATE (DDP, Invalid STag); breaks "
+                                  "MPA-RCV-ZERO-TAGGED (only a peer that sends such a Write shows it)",
+                                  "(the other end is the faulty one here)"},
     [FAULT_A1_IGNORED] = {"a1-ignored", FAULT_ROLE_I, FAULT_NEEDS_ENH, "-", "-",
                           "takes a Reply's A=1 that its Request (A=0) did not ask for as A=0: sends its "
                           "data, no RTR and no TERMINATE (only a Responder that sends such a Reply shows "

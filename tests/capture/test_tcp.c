@@ -18,7 +18,7 @@ typedef struct out {
     uint8_t data[STREAM_MAX];
     uint8_t have[STREAM_MAX]; /* 1 delivered, 2 declared lost */
     uint64_t next;            /* contiguous: the next offset expected */
-    unsigned ndata, ngaps, nseg_start, ends, end_rst, conflicts, oow, early;
+    unsigned ndata, ngaps, nseg_start, ends, end_rst, conflicts, oow, early, reseg;
     int order_ok;
 } out_t;
 
@@ -73,6 +73,8 @@ static void s_note(void *u, int dir, tcp_note what, uint64_t off, uint64_t len, 
         o.conflicts++;
     else if (what == TCP_NOTE_OUT_OF_WINDOW)
         o.oow++;
+    else if (what == TCP_NOTE_RESEGMENT)
+        o.reseg++;
     else
         o.early++;
 }
@@ -176,6 +178,45 @@ static void test_retransmissions(void)
     T_EQ(o.next, 2150);
     T_CHECK(same(0, 2060) && o.data[2060] == src[2060] && o.data[2100] == bad[50], "queued copy first, then the new tail");
     T_EQ(t.conflicts, 2);
+    tcp_dir_free(&t, &b);
+}
+
+/* draft-03 7.3: retransmissions of captured octets along the first
+ * transmission's boundaries pass; one that starts or ends elsewhere is
+ * noted; octets after a hole, or whose boundaries are no longer kept,
+ * are not judged. */
+static void test_resegment(void)
+{
+    tcp_budget b = {1 << 20, 0, 0, 0};
+    tcp_dir t;
+    memset(&t, 0, sizeof t);
+    reset();
+    tcp_dir_start(&t, ISN);
+    seg(&t, &b, 0, 100);
+    seg(&t, &b, 100, 200);
+    seg(&t, &b, 300, 100);
+    seg(&t, &b, 100, 200); /* as first sent */
+    seg(&t, &b, 0, 300);   /* two first segments as one: both ends are boundaries */
+    T_EQ(o.reseg, 0);
+    seg(&t, &b, 50, 50);   /* starts inside the first segment */
+    T_EQ(o.reseg, 1);
+    seg(&t, &b, 100, 250); /* ends inside the third */
+    T_EQ(o.reseg, 2);
+    seg(&t, &b, 350, 100); /* reaches past what was sent: not judged */
+    T_EQ(o.reseg, 2);
+    T_EQ(t.resegmented, 2);
+    /* After a hole: the octets before it are no longer compared. */
+    tcp_dir_segment(&t, 0, ISN + 450, src + 450, 0, 50, 0, 9, &sink, &b); /* cut: 50 lost */
+    seg(&t, &b, 500, 100);
+    seg(&t, &b, 510, 20);
+    T_EQ(o.reseg, 3);      /* after the hole, inside a first segment */
+    seg(&t, &b, 0, 50);    /* before the hole */
+    T_EQ(o.reseg, 3);
+    /* Boundaries older than the kept ones are not judged. */
+    for (unsigned k = 0; k < TCP_BND_N; k++)
+        seg(&t, &b, 600 + 10 * (uint64_t)k, 10);
+    seg(&t, &b, 505, 10);
+    T_EQ(o.reseg, 3);
     tcp_dir_free(&t, &b);
 }
 
@@ -406,6 +447,7 @@ int main(void)
     fill(1);
     test_in_order_and_reorder();
     test_retransmissions();
+    test_resegment();
     test_wrap();
     test_out_of_window();
     test_holes();
