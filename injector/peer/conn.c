@@ -56,7 +56,10 @@ static void react_now(conn *c)
     case RE_TERM:
         /* A TERMINATE is an FPDU: only in Full Operation, and a
          * Responder only after an FPDU arrived (rule 4). */
-        if (c->phase == PH_FULL && (c->role == MPA_ROLE_INITIATOR || c->fpdus_rx)) {
+        if (c->react_seg && faulty(c, FAULT_CLOSE_NO_TERMINATE)) {
+            c->fault_done = 1; /* RFC 5040 6.2.1 wants the TERMINATE first */
+            close_with(c, END_FAULT);
+        } else if (c->phase == PH_FULL && (c->role == MPA_ROLE_INITIATOR || c->fpdus_rx)) {
             if (c->react_seg)
                 queue_term_seg(c);
             else

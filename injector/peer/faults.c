@@ -218,6 +218,11 @@ static const fault_info faults[FAULT__COUNT] = {
                                 "buffer; breaks MPA-RCV-PLACE (only a peer that reads the buffer back "
                                 "shows it)",
                                 "(the other end is the faulty one here)"},
+    [FAULT_CLOSE_NO_TERMINATE] = {"close-no-terminate", FAULT_ROLE_R, 0, "-", "-",
+                                  "closes on its first error in a received DDP segment or RDMAP message "
+                                  "without sending the TERMINATE; breaks MPA-TRM-BEFORE-CLOSE (only a "
+                                  "peer that sends a bad segment shows it)",
+                                  "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

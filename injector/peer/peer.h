@@ -84,6 +84,7 @@ typedef enum peer_fault {
     FAULT_WRITE_NOT_PLACED,
     FAULT_FPDUPTR_LOWBITS,
     FAULT_ZERO_WRITE_CHECKED,
+    FAULT_CLOSE_NO_TERMINATE,
     FAULT__COUNT
 } peer_fault;
 
