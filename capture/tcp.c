@@ -69,15 +69,27 @@ static void compare_recent(tcp_dir *t, int dir, uint64_t off, const uint8_t *p, 
     }
 }
 
+/* The octets and segment boundaries kept to judge retransmissions, in one
+ * block, from the first time they may be kept (no_recent clear): a
+ * connection not yet known to speak MPA costs nothing here. */
+static void keep_start(tcp_dir *t)
+{
+    if (t->recent || t->no_recent)
+        return;
+    t->recent = malloc(TCP_RECENT + TCP_BND_N * sizeof *t->bnd);
+    if (!t->recent)
+        return;
+    t->bnd = (uint64_t *)(void *)(t->recent + TCP_RECENT);
+    t->nbnd = 0;
+    t->recent_from = t->nxt; /* nothing before is kept */
+}
+
 static void deliver(tcp_dir *t, int dir, const uint8_t *p, uint32_t len, int seg_start, uint64_t frame,
                     const tcp_sink *sink)
 {
     if (!len)
         return;
-    if (!t->recent && !t->no_recent) {
-        t->recent = malloc(TCP_RECENT);
-        t->recent_from = t->nxt; /* nothing before is kept */
-    }
+    keep_start(t);
     if (t->recent) {
         /* Keep the last TCP_RECENT octets: at most two runs of the ring. */
         uint32_t k = len > TCP_RECENT ? len - TCP_RECENT : 0;
@@ -264,6 +276,9 @@ static void data_at(tcp_dir *t, int dir, uint64_t off, const uint8_t *p, uint32_
 /* Segment boundaries of first transmissions, in increasing order. */
 static void bnd_add(tcp_dir *t, uint64_t at)
 {
+    keep_start(t);
+    if (!t->bnd)
+        return;
     if (t->nbnd && t->bnd[(t->nbnd - 1) % TCP_BND_N] == at)
         return;
     t->bnd[t->nbnd % TCP_BND_N] = at;
@@ -274,7 +289,7 @@ static void bnd_add(tcp_dir *t, uint64_t at)
 static int bnd_has(const tcp_dir *t, uint64_t at)
 {
     uint32_t n = t->nbnd < TCP_BND_N ? t->nbnd : TCP_BND_N;
-    if (!n || at < t->bnd[(t->nbnd - n) % TCP_BND_N])
+    if (!t->bnd || !n || at < t->bnd[(t->nbnd - n) % TCP_BND_N])
         return -1;
     for (uint32_t k = 0; k < n; k++)
         if (t->bnd[(t->nbnd - 1 - k) % TCP_BND_N] == at)
@@ -422,4 +437,5 @@ void tcp_dir_free(tcp_dir *t, tcp_budget *b)
     t->ooo_tail = NULL;
     free(t->recent);
     t->recent = NULL;
+    t->bnd = NULL;
 }

@@ -86,7 +86,8 @@ typedef struct tcp_dir {
     uint8_t *recent;      /* TCP_RECENT octets before nxt (allocated on first use) */
     uint8_t no_recent;    /* keep no such octets (yet): retransmissions are not compared */
     uint64_t recent_from; /* the kept octets are valid from here (not a hole) */
-    uint64_t bnd[TCP_BND_N]; /* where the last first transmissions began and ended, ring */
+    uint64_t *bnd;        /* TCP_BND_N places where the last first transmissions began and
+                             ended, a ring (in recent's block, allocated with it) */
     uint32_t nbnd;        /* boundaries recorded so far */
     /* counters */
     uint64_t segments, retrans_octets, conflicts, out_of_window, holes, hole_octets, ooo_segments, resegmented;
