@@ -257,6 +257,26 @@ int sp_field_val(pctx *c, const cJSON *obj, const char *path, const char *key, i
     return sp_get_val(c, j, sp_sub(p, sizeof p, path, key), min, max, names, out);
 }
 
+/* A 64-bit offset (TO): as sp_field_val over 0..2^63-1, and also a
+ * string "0x..." up to 2^64 - 1, kept as its bit pattern, so that a
+ * scenario can send a TO that wraps (RFC 5041 7.1). */
+int sp_field_u64(pctx *c, const cJSON *obj, const char *path, const char *key, sc_val *out)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (j && cJSON_IsString(j) && j->valuestring[0] != '$' && j->valuestring[0] != '-') {
+        errno = 0;
+        char *end;
+        unsigned long long u = strtoull(j->valuestring, &end, 0);
+        if (!errno && end != j->valuestring && !*end && u > (unsigned long long)INT64_MAX) {
+            memset(out, 0, sizeof *out);
+            out->set = 1;
+            out->v = (int64_t)u;
+            return 0;
+        }
+    }
+    return sp_field_val(c, obj, path, key, 0, INT64_MAX, NULL, out);
+}
+
 static int hexval(int ch)
 {
     if (ch >= '0' && ch <= '9')

@@ -111,6 +111,7 @@ int sp_get_val(pctx *c, const cJSON *j, const char *path, int64_t min, int64_t m
                sc_val *out);
 int sp_field_val(pctx *c, const cJSON *obj, const char *path, const char *key, int64_t min, int64_t max,
                  const name_val *names, sc_val *out);
+int sp_field_u64(pctx *c, const cJSON *obj, const char *path, const char *key, sc_val *out);
 
 /* Octets: "text", {"text"}, {"hex"}, {"len", "fill"} (out owns them). */
 int sp_get_bytes(pctx *c, const cJSON *j, const char *path, sc_bytes *out);

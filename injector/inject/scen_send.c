@@ -189,7 +189,7 @@ static int parse_send_fpdu(pctx *c, const cJSON *j, const char *path, sc_fpdu *f
         sp_field_val(c, j, path, "ddp_rsvd", 0, 15, NULL, &f->ddp_rsvd) ||
         sp_field_val(c, j, path, "rdmap_rsvd", 0, 3, NULL, &f->rdmap_rsvd) ||
         sp_field_val(c, j, path, "stag", 0, U32, NULL, &f->stag) ||
-        sp_field_val(c, j, path, "to", 0, INT64_MAX, NULL, &f->to) ||
+        sp_field_u64(c, j, path, "to", &f->to) ||
         sp_field_val(c, j, path, "inv_stag", 0, U32, NULL, &f->inv_stag) ||
         sp_field_val(c, j, path, "qn", 0, U32, NULL, &f->qn) ||
         sp_field_val(c, j, path, "msn", 0, U32, NULL, &f->msn) ||
@@ -201,10 +201,10 @@ static int parse_send_fpdu(pctx *c, const cJSON *j, const char *path, sc_fpdu *f
         sp_sub(rp, sizeof rp, path, "read_request");
         static const char *const rkeys[] = {"sink_stag", "sink_to", "size", "src_stag", "src_to", NULL};
         if (sp_only_keys(c, rr, rp, rkeys) || sp_field_val(c, rr, rp, "sink_stag", 0, U32, NULL, &f->sink_stag) ||
-            sp_field_val(c, rr, rp, "sink_to", 0, INT64_MAX, NULL, &f->sink_to) ||
+            sp_field_u64(c, rr, rp, "sink_to", &f->sink_to) ||
             sp_field_val(c, rr, rp, "size", 0, U32, NULL, &f->size) ||
             sp_field_val(c, rr, rp, "src_stag", 0, U32, NULL, &f->src_stag) ||
-            sp_field_val(c, rr, rp, "src_to", 0, INT64_MAX, NULL, &f->src_to))
+            sp_field_u64(c, rr, rp, "src_to", &f->src_to))
             return -1;
     }
     const cJSON *at = cJSON_GetObjectItemCaseSensitive(j, "atomic");
@@ -255,7 +255,7 @@ static int parse_send_fpdu(pctx *c, const cJSON *j, const char *path, sc_fpdu *f
                 (!f->ct_opcode.set &&
                  sp_field_val(c, dh, dp, "opcode", 0, 15, sp_field(F_OPCODE)->names, &f->ct_opcode)) ||
                 sp_field_val(c, dh, dp, "stag", 0, U32, NULL, &f->ct_stag) ||
-                sp_field_val(c, dh, dp, "to", 0, INT64_MAX, NULL, &f->ct_to) ||
+                sp_field_u64(c, dh, dp, "to", &f->ct_to) ||
                 sp_field_val(c, dh, dp, "qn", 0, U32, NULL, &f->ct_qn) ||
                 sp_field_val(c, dh, dp, "msn", 0, U32, NULL, &f->ct_msn) ||
                 sp_field_val(c, dh, dp, "mo", 0, U32, NULL, &f->ct_mo))

@@ -369,6 +369,12 @@ static int ddp_checks(conn *c, const mpa_ev_fpdu *f)
                                                   : -1;
         if (code >= 0 && faulty(c, FAULT_WRITE_UNBOUNDED)) {
             c->fault_done = 1; /* placed, past the end */
+        } else if (code >= 0 && faulty(c, FAULT_TO_WRAP_UNCHECKED) && h->to + plen < h->to &&
+                   h->to + plen <= PEER_SRC_LEN) {
+            /* only the end, TO plus the payload, compared with the
+             * buffer's length, in 64-bit arithmetic that wrapped: taken
+             * (place_write() puts nothing past the buffer) */
+            c->fault_done = 1;
         } else if (code >= 0) {
             seg_error(c, f, MPA_TERM_LAYER_DDP, DDP_ET_TAGGED, (unsigned)code);
             return 1;

@@ -223,6 +223,12 @@ static const fault_info faults[FAULT__COUNT] = {
                                   "without sending the TERMINATE; breaks MPA-TRM-BEFORE-CLOSE (only a "
                                   "peer that sends a bad segment shows it)",
                                   "(the other end is the faulty one here)"},
+    [FAULT_TO_WRAP_UNCHECKED] = {"to-wrap-unchecked", FAULT_ROLE_R, 0, "-", "-",
+                                 "bounds-checks an RDMA Write by its end only, TO plus the payload in "
+                                 "64-bit arithmetic, so a TO that wraps 2^64 comes out small and the "
+                                 "Write is taken (no TERMINATE); breaks MPA-RCV-DDP-TAGGED's wrap half "
+                                 "(only a peer that sends such a Write shows it)",
+                                 "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)
