@@ -223,6 +223,12 @@ static const fault_info faults[FAULT__COUNT] = {
                                   "without sending the TERMINATE; breaks MPA-TRM-BEFORE-CLOSE (only a "
                                   "peer that sends a bad segment shows it)",
                                   "(the other end is the faulty one here)"},
+    [FAULT_EOF_DROPS_READS] = {"eof-drops-reads", FAULT_ROLE_R, 0, "-", "-",
+                               "holds the Read Response to each RDMA Read Request until the peer's next "
+                               "FPDU and, when the peer's FIN comes first, closes without it; breaks "
+                               "MPA-DDP-HALF-CLOSE (only a peer that half-closes after a Read Request "
+                               "shows it)",
+                               "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)
