@@ -1646,6 +1646,24 @@ static void case_rdmap_atomic_req_align(cs_scen *s) { atomic_align_run(s, 0); }
 static void case_rdmap_atomic_align(cs_scen *s) { atomic_align_run(s, 1); }
 static void case_rdmap_atomic_align_term(cs_scen *s) { atomic_align_run(s, 2); }
 
+/* RFC 7306 5.2.1: two valid Atomic Requests, the first answered; then
+ * the requester's FIN and the responder's, with neither an Atomic
+ * Response to the second nor a TERMINATE.  In the clean twin the
+ * responder's FIN comes first: it may have crossed the second Request,
+ * so nothing is judged. */
+static void atomic_unanswered_run(cs_scen *s, int responder_first)
+{
+    cs_start_plain(s, 0, 0);
+    ul_send(s, D0, atomic_req(1, MPA_ATOMIC_FETCH_ADD, 0x101, 0x2000, 1), 0);
+    ul_send(s, D1, atomic_resp(1, 0x101, 0), 0);
+    ul_send(s, D0, atomic_req(2, MPA_ATOMIC_CMP_SWAP, 0x102, 0x2008, 5), 0);
+    cs_end(s, responder_first ? D1 : D0, 0);
+    cs_end(s, responder_first ? D0 : D1, 0);
+}
+
+static void case_rdmap_atomic_answer(cs_scen *s) { atomic_unanswered_run(s, 0); }
+static void case_clean_atomic_close_crossed(cs_scen *s) { atomic_unanswered_run(s, 1); }
+
 /* ---- the capture itself: holes and mid-stream starts ------------------ */
 
 /* One segment of each direction lost (the peer got it; the capture did
@@ -2068,6 +2086,12 @@ const cs_case cs_cases[] = {
     {"rdmap-atomic-align-term",
      "an Atomic Request at TO 0x2004 answered with TERMINATE 0/2/6, not 0/2/7 (RFC 7306 5.2.1, 8.2)",
      case_rdmap_atomic_align_term, "MPA-RDMAP-ATOMIC-ALIGN MPA-RDMAP-ATOMIC-REQ-ALIGN"},
+    {"rdmap-atomic-answer",
+     "two Atomic Requests, the second unanswered: FIN both ways without Atomic Response or TERMINATE (RFC 7306 5.2.1)",
+     case_rdmap_atomic_answer, "MPA-RDMAP-ATOMIC-ANSWER"},
+    {"clean-atomic-close-crossed",
+     "an Atomic Request unanswered: the responder's FIN comes first and may cross it (RFC 7306 5.2.1)",
+     case_clean_atomic_close_crossed, ""},
     {"cap-hole", "a lost segment each way (RFC 5044 4.3)", case_cap_hole, "MPA-CAP-HOLE MPA-CAP-RESYNC"},
     {"cap-not-judged", "the Initiator's first FPDU lost: the Responder's first FPDU not judged (RFC 5044 7.1.2)",
      case_cap_not_judged, "MPA-CAP-HOLE MPA-CAP-NOT-JUDGED MPA-CAP-RESYNC"},

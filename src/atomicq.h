@@ -21,6 +21,7 @@
 typedef struct atomicq {
     uint32_t id[ATOMICQ_LEN];
     uint32_t flag;      /* bit per slot: the caller's mark on that Request */
+    uint32_t owed;      /* bit per slot: a Request owed an Atomic Response (atomicq_owed) */
     uint8_t head, n;
     uint8_t blind;      /* Requests were forgotten (overflow, a capture hole) */
     uint8_t last_flag;  /* the mark of the Request atomicq_answer last matched */
@@ -41,6 +42,14 @@ void atomicq_push(atomicq *q, uint32_t id);
 /* The same, marked (flag 0 or 1) for the caller to learn back when it
  * is answered (e.g. a Request that must not be answered at all). */
 void atomicq_push_flag(atomicq *q, uint32_t id, int flag);
+
+/* The same, and owed (0 or 1): whether the Request counts for
+ * atomicq_owed (a valid Request the responder must answer). */
+void atomicq_push_marks(atomicq *q, uint32_t id, int flag, int owed);
+
+/* The number of outstanding Requests pushed as owed (0 once the queue
+ * forgot Requests); *oldest is the id of the oldest of them. */
+unsigned atomicq_owed(const atomicq *q, uint32_t *oldest);
 
 /* Requests may have been lost from sight (a capture hole in either
  * direction): the queue is emptied and no longer judges. */

@@ -987,8 +987,9 @@ static void map_ddp_anomalies(S *s, int dir, uint64_t off, const mpa_ddp *dd, ui
 }
 
 /* RFC 7306 5.2.2: an Atomic Response answers, in order, the Atomic
- * Requests of the other side (atomicq.h). */
-static void check_atomic(S *s, int dir, uint64_t off, const mpa_ddp *dd)
+ * Requests of the other side (atomicq.h).  valid: the Request drew no
+ * format finding and its CRC is good, so it is owed a Response (5.2.1). */
+static void check_atomic(S *s, int dir, uint64_t off, const mpa_ddp *dd, int valid)
 {
     if (s->midstream || !dd->complete)
         return; /* Requests before the capture began are unknown */
@@ -998,7 +999,7 @@ static void check_atomic(S *s, int dir, uint64_t off, const mpa_ddp *dd)
         if (mis) /* RFC 7306 5.2.1: the requester names an aligned target */
             finding(s, dir, off, MPA_F_RDMAP_ATOMIC_REQ_ALIGN, "Atomic Request %u: Remote Tagged Offset 0x%llx",
                     dd->u.atomic_req.req_id, (unsigned long long)dd->u.atomic_req.to);
-        atomicq_push_flag(&s->d[dir].aq, dd->u.atomic_req.req_id, mis);
+        atomicq_push_marks(&s->d[dir].aq, dd->u.atomic_req.req_id, mis, valid && !mis);
         return;
     }
     if (dd->hdr.opcode != MPA_RDMAP_ATOMIC_RESPONSE)
@@ -1356,22 +1357,28 @@ static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *
     check_read_ord(s, dir, off, rtr);
 }
 
-/* RFC 5040 5.2.1: the responder acts on every valid Read Request.  Its
- * graceful close after the requester's own, with the requester's Read
- * Requests still open and no TERMINATE sent either way, leaves them
- * unanswered (TCP delivered them before the requester's FIN).  A close
- * that comes first may cross Requests still in flight: not judged. */
-static void judge_read_answered(S *s, int dir)
+/* The responder dir closes gracefully after the requester's own
+ * graceful close, no TERMINATE sent either way, both directions whole in
+ * the capture: a Request (Read or Atomic) the requester sent before its
+ * FIN reached the responder (TCP delivered it first) and is still
+ * unanswered was never acted on.  A close that comes first may cross
+ * Requests still in flight: not judged.  Requests beyond the negotiated
+ * bounds (ORD, the peer's IRD, a read RTR to IRD 0) need not be acted
+ * on: not judged either. */
+static int closed_owing(const S *s, int dir)
 {
     const dirst *d = &s->d[dir], *p = &s->d[!dir];
-    const read_q *q = &p->rq;
-    if (!q->n || q->off || q->dropped || p->mode != MPA_MODE_CLOSED || p->end_rst || d->terminated ||
-        p->terminated || d->mode != MPA_MODE_FPDU || d->probe || peer_unknown(s, dir) ||
-        peer_unknown(s, !dir) || d->rx.started)
-        return;
-    /* Requests beyond the negotiated bounds (ORD, the peer's IRD, a read
-     * RTR to IRD 0) need not be acted on: not judged. */
-    if (q->ord_said || (s->enh && d->fr.enh.ird == 0))
+    return p->mode == MPA_MODE_CLOSED && !p->end_rst && !d->terminated && !p->terminated &&
+           d->mode == MPA_MODE_FPDU && !d->probe && !peer_unknown(s, dir) && !peer_unknown(s, !dir) &&
+           !d->rx.started && !p->rq.ord_said && !(s->enh && d->fr.enh.ird == 0);
+}
+
+/* RFC 5040 5.2.1: the responder acts on every valid Read Request. */
+static void judge_read_answered(S *s, int dir)
+{
+    const dirst *d = &s->d[dir];
+    const read_q *q = &s->d[!dir].rq;
+    if (!q->n || q->off || q->dropped || !closed_owing(s, dir))
         return;
     unsigned i = q->head, open = 0;
     for (unsigned k = 0; k < q->n; k++)
@@ -1391,6 +1398,20 @@ static void judge_read_answered(S *s, int dir)
             "FIN after the peer's FIN with %u Read Request%s unanswered, the oldest sink STag 0x%08x TO 0x%llx, "
             "%u octets (%u answered)",
             open, open == 1 ? "" : "s", stag, (unsigned long long)to, size, q->q[i].got);
+}
+
+/* RFC 7306 5.2.1: the Responder's RDMAP handles every Atomic Request;
+ * a valid one (no format finding, an aligned target) gets an Atomic
+ * Response (5.2.1, last rule), judged as Read Requests are. */
+static void judge_atomic_answered(S *s, int dir)
+{
+    uint32_t oldest = 0;
+    unsigned open = atomicq_owed(&s->d[!dir].aq, &oldest);
+    if (!open || !closed_owing(s, dir))
+        return;
+    finding(s, dir, s->d[dir].off, MPA_F_RDMAP_ATOMIC_ANSWER,
+            "FIN after the peer's FIN with %u Atomic Request%s unanswered, the oldest Request Identifier %u", open,
+            open == 1 ? "" : "s", oldest);
 }
 
 static int resp_fits(const mpa_ddp_hdr *h, uint32_t len, uint32_t stag, uint64_t to, uint32_t size, uint32_t got)
@@ -2360,7 +2381,7 @@ static void on_fpdu(S *s, int dir, const fpdu_rx *rx)
         fpdu_size_checks(s, dir, foff, rx, e);
     if (e->ddp_status == MPA_OK) {
         map_ddp_anomalies(s, dir, foff, &e->ddp, e->ddp_anomalies);
-        check_atomic(s, dir, foff, &e->ddp);
+        check_atomic(s, dir, foff, &e->ddp, !e->ddp_anomalies && e->crc != MPA_CRC_BAD);
     }
     if (e->ddp_status == MPA_OK && e->ddp.hdr.opcode == MPA_RDMAP_TERMINATE)
         check_terminate(s, dir, foff, e);
@@ -3237,8 +3258,10 @@ void mpa_stream_end(mpa_stream *st, int dir, mpa_end_kind kind)
         d->mode == MPA_MODE_FPDU && !d->nfpdu && !d->probe && !d->rx.started && !s->midstream &&
         !s->startup_lost && !d->st.gap_octets && s->d[!dir].mode != MPA_MODE_CLOSED)
         finding(s, dir, d->off, MPA_F_STA_INIT_FULL_OP, "%s without any FPDU after the accepting Reply", how);
-    if (kind == MPA_END_FIN)
+    if (kind == MPA_END_FIN) {
         judge_read_answered(s, dir);
+        judge_atomic_answered(s, dir);
+    }
     /* The Responder closing after a proper Request without replying. */
     int o = !dir;
     /* An Initiator that sent octets after its Request before any Reply

@@ -300,6 +300,12 @@ void conn_peer_end(conn *c, int rst)
         return;
     c->peer_eof = 1;
     mpa_feeder_end(c->feed, PEER, rst ? MPA_END_RST : MPA_END_FIN);
+    if (c->read_held) {
+        /* --fault eof-drops-reads: the Read Response still owed is
+         * dropped; RFC 5041 6.2.1 wants it sent after a half-close */
+        c->read_held = 0;
+        c->fault_done = 1;
+    }
     if (rst) {
         if (!c->end)
             c->end = END_RESET;

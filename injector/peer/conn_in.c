@@ -547,6 +547,10 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
     const mpa_ddp *dd = &f->ddp;
     c->fpdus_rx++;
     c->progress = 1;
+    if (c->read_held) { /* --fault eof-drops-reads: owed since the last FPDU */
+        c->read_held = 0;
+        answer_read(c, &c->held_rreq);
+    }
     if (c->phase != PH_FULL || c->reacted)
         return; /* on the way out, or octets after a reject */
     if (c->react_seg && c->role == MPA_ROLE_RESPONDER && faulty(c, FAULT_NO_DROP_AFTER_ERROR) &&
@@ -624,7 +628,14 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
         }
         break;
     case MPA_RDMAP_READ_REQUEST:
-        answer_read(c, &dd->u.rreq);
+        if (faulty(c, FAULT_EOF_DROPS_READS)) {
+            /* answered when the peer's next FPDU comes (conn_peer_end
+             * drops it at the peer's FIN) */
+            c->held_rreq = dd->u.rreq;
+            c->read_held = 1;
+        } else {
+            answer_read(c, &dd->u.rreq);
+        }
         break;
     case MPA_RDMAP_ATOMIC_REQUEST:
         if (c->role == MPA_ROLE_RESPONDER && !dd->hdr.tagged && dd->complete)

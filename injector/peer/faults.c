@@ -229,6 +229,12 @@ static const fault_info faults[FAULT__COUNT] = {
                                  "Write is taken (no TERMINATE); breaks MPA-RCV-DDP-TAGGED's wrap half "
                                  "(only a peer that sends such a Write shows it)",
                                  "(the other end is the faulty one here)"},
+    [FAULT_EOF_DROPS_READS] = {"eof-drops-reads", FAULT_ROLE_R, 0, "-", "-",
+                               "holds the Read Response to each RDMA Read Request until the peer's next "
+                               "FPDU and, when the peer's FIN comes first, closes without it; breaks "
+                               "MPA-DDP-HALF-CLOSE (only a peer that half-closes after a Read Request "
+                               "shows it)",
+                               "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

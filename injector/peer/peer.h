@@ -86,6 +86,7 @@ typedef enum peer_fault {
     FAULT_ZERO_WRITE_CHECKED,
     FAULT_CLOSE_NO_TERMINATE,
     FAULT_TO_WRAP_UNCHECKED,
+    FAULT_EOF_DROPS_READS,
     FAULT__COUNT
 } peer_fault;
 
@@ -217,6 +218,8 @@ typedef struct conn {
     uint16_t react_seglen;
     mpa_ddp_hdr react_hdr;
     uint8_t react_r;             /* the TERMINATE copies react_rreq (R=1) */
+    uint8_t read_held;           /* --fault eof-drops-reads: held_rreq is not answered yet */
+    mpa_rdma_read_req held_rreq;
     mpa_rdma_read_req react_rreq; /* the Read Request that failed its checks */
     uint8_t reacted;      /* the reaction was carried out */
     uint8_t term_sent, term_rcvd; /* codes (0 none) */

@@ -95,6 +95,32 @@ static void test_flags(void)
     T_EQ(q.last_flag, 0);
 }
 
+/* RFC 7306 5.2.1: the Requests pushed as owed, counted while they are
+ * outstanding, the oldest named; none once the queue is blind. */
+static void test_owed(void)
+{
+    atomicq q;
+    memset(&q, 0, sizeof q);
+    uint32_t old = 0, oldest = 0;
+    T_EQ(atomicq_owed(&q, &oldest), 0u);
+    for (uint32_t i = 0; i < 2 * ATOMICQ_LEN; i++) { /* across the wrap */
+        atomicq_push_marks(&q, i, 0, 1);
+        T_EQ(atomicq_answer(&q, i, &old), ATOMICQ_OK);
+    }
+    T_EQ(atomicq_owed(&q, &oldest), 0u);
+    atomicq_push_marks(&q, 10, 1, 0);
+    atomicq_push_marks(&q, 11, 0, 1);
+    atomicq_push_flag(&q, 12, 0);
+    atomicq_push_marks(&q, 13, 0, 1);
+    T_EQ(atomicq_owed(&q, &oldest), 2u);
+    T_EQ(oldest, 11u);
+    T_EQ(atomicq_answer(&q, 11, &old), ATOMICQ_SKIPS);
+    T_EQ(atomicq_owed(&q, &oldest), 1u);
+    T_EQ(oldest, 13u);
+    atomicq_blind(&q);
+    T_EQ(atomicq_owed(&q, &oldest), 0u);
+}
+
 int main(void)
 {
     t_name = "atomicq";
@@ -103,5 +129,6 @@ int main(void)
     test_unknown();
     test_blind();
     test_flags();
+    test_owed();
     return t_done();
 }

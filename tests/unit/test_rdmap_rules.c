@@ -183,17 +183,25 @@ static void atomic_resp(cs_scen *s, int dir, uint32_t msn, uint32_t id)
     cs_fpdu(s, dir, ul, cs_ul_build(&d, 0, ul, sizeof ul));
 }
 
+/* Atomic Requests 1 and 2 (at to1, to2) from the Initiator, the first
+ * answered of them answered in order, then FIN both ways, the
+ * Initiator's first. */
+static void atomic_pair(cs_scen *s, uint64_t to1, uint64_t to2, uint32_t answered)
+{
+    cs_init(s);
+    cs_start_plain(s, 0, 0);
+    atomic(s, 0, 1, 1, to1);
+    atomic(s, 0, 2, 2, to2);
+    for (uint32_t i = 1; i <= answered; i++)
+        atomic_resp(s, 1, i, i);
+    cs_close_both(s);
+}
+
 static void test_atomic_align(void)
 {
     cs_scen s;
     /* Aligned, answered: nothing. */
-    cs_init(&s);
-    cs_start_plain(&s, 0, 0);
-    atomic(&s, 0, 1, 1, 0x2000);
-    atomic(&s, 0, 2, 2, 0x10008);
-    atomic_resp(&s, 1, 1, 1);
-    atomic_resp(&s, 1, 2, 2);
-    cs_close_both(&s);
+    atomic_pair(&s, 0x2000, 0x10008, 2);
     expect("aligned", &s, MPA_F_RDMAP_ATOMIC_ALIGN, 0);
 
     /* Each misaligned one answered is a fault of its own; the Requests
@@ -238,6 +246,70 @@ static void test_atomic_align(void)
     atomic_resp(&s, 1, 1, 2);
     cs_close_both(&s);
     expect("after a hole", &s, MPA_F_RDMAP_ATOMIC_ALIGN, 0);
+}
+
+/* A plain connection whose Initiator sends Atomic Request 1 at to. */
+static void one_atomic(cs_scen *s, uint64_t to)
+{
+    cs_init(s);
+    cs_start_plain(s, 0, 0);
+    atomic(s, 0, 1, 1, to);
+}
+
+/* RFC 7306 5.2.1 (MPA-RDMAP-ATOMIC-ANSWER): a valid Atomic Request the
+ * responder still owes at its graceful close after the requester's. */
+static void test_atomic_answer(void)
+{
+    cs_scen s;
+    /* The second unanswered, the requester's FIN first: one finding. */
+    atomic_pair(&s, 0x2000, 0x2008, 1);
+    expect("second unanswered", &s, MPA_F_RDMAP_ATOMIC_ANSWER, 1);
+
+    /* Both answered: nothing. */
+    atomic_pair(&s, 0x2000, 0x2008, 2);
+    expect("answered", &s, MPA_F_RDMAP_ATOMIC_ANSWER, 0);
+
+    /* The responder's FIN first may cross the Request: not judged. */
+    one_atomic(&s, 0x2000);
+    cs_end(&s, 1, 0);
+    cs_end(&s, 0, 0);
+    expect("responder first", &s, MPA_F_RDMAP_ATOMIC_ANSWER, 0);
+
+    /* A RST from the responder, a TERMINATE either way: not judged. */
+    one_atomic(&s, 0x2000);
+    cs_end(&s, 0, 0);
+    cs_end(&s, 1, 1);
+    expect("RST", &s, MPA_F_RDMAP_ATOMIC_ANSWER, 0);
+    for (int dir = 0; dir < 2; dir++) {
+        one_atomic(&s, 0x2000);
+        cs_fpdu(&s, dir, ul, cs_ul_term(ul, sizeof ul, 0, 2, 6));
+        cs_close_both(&s);
+        expect("TERMINATE", &s, MPA_F_RDMAP_ATOMIC_ANSWER, 0);
+    }
+
+    /* A misaligned Request is owed a TERMINATE, not a Response; one with
+     * an undefined AOpCode is not valid: neither counts. */
+    one_atomic(&s, 0x2004);
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_ATOMIC_REQUEST, MPA_QN_READ_REQUEST, 2);
+    d.u.atomic_req.aop = 7;
+    cs_fpdu(&s, 0, ul, cs_ul_build(&d, 0, ul, sizeof ul));
+    cs_close_both(&s);
+    expect("not valid", &s, MPA_F_RDMAP_ATOMIC_ANSWER, 0);
+
+    /* The responder's own Requests are the requester's to answer: the
+     * side that closes second owes, the first is not judged. */
+    one_atomic(&s, 0x2000);
+    atomic(&s, 1, 1, 9, 0x3000);
+    cs_close_both(&s);
+    expect("both ways", &s, MPA_F_RDMAP_ATOMIC_ANSWER, 1);
+
+    /* A hole in the requester's direction: not judged. */
+    one_atomic(&s, 0x2000);
+    atomic(&s, 0, 2, 2, 0x2008);
+    cs_lose_last(&s);
+    atomic_resp(&s, 1, 1, 1);
+    cs_close_both(&s);
+    expect("after a hole", &s, MPA_F_RDMAP_ATOMIC_ANSWER, 0);
 }
 
 /* The Initiator sends the message m; the Responder TERMINATEs with
@@ -340,6 +412,7 @@ int main(void)
     test_read_ord();
     test_read_rtr();
     test_atomic_align();
+    test_atomic_answer();
     test_hdrct();
     test_teardown();
     return t_done();
