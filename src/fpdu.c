@@ -386,20 +386,31 @@ size_t mpa_fpdu_ulpdu_copy(const uint8_t *p, const mpa_fpdu *f, uint8_t *dst, si
 {
     if (!p || !f || (!dst && cap))
         return 0;
-    size_t want = f->ulpdu_len < cap ? f->ulpdu_len : cap, got = 0, skip = 2;
+    size_t want = f->ulpdu_len < cap ? f->ulpdu_len : cap, got = 0, skip = 2, off = 0;
     unsigned mk = 0;
-    for (size_t off = 0; off < f->wire_len && got < want;) {
+    /* Runs of octets between markers, copied whole: the next marker
+     * (markers[] is in wire order) ends a run and is stepped over. */
+    while (off < f->wire_len && got < want) {
         if (mk < f->n_markers && f->markers[mk].buf_off == off) {
             off += MPA_MARKER_LEN;
             mk++;
             continue;
         }
-        if (skip) {
-            skip--;
-        } else {
-            dst[got++] = p[off];
+        size_t end = f->wire_len;
+        if (mk < f->n_markers && f->markers[mk].buf_off > off && f->markers[mk].buf_off < end)
+            end = f->markers[mk].buf_off;
+        size_t n = end - off;
+        if (skip) { /* the ULPDU_Length field */
+            size_t k = n < skip ? n : skip;
+            skip -= k;
+            off += k;
+            continue;
         }
-        off++;
+        if (n > want - got)
+            n = want - got;
+        memcpy(dst + got, p + off, n);
+        got += n;
+        off += n;
     }
     return got;
 }

@@ -204,6 +204,14 @@ static void test_rfc5044_4_3_marker_positions(void)
                          f.markers[k].buf_off == (size_t)(f.markers[k].seq - seq);
                 ok = ok && mpa_fpdu_ulpdu_copy(wire, &f, back, sizeof back) == lens[li] &&
                      memcmp(back, ul, lens[li]) == 0;
+                /* a smaller buffer: the first cap octets, markers still skipped */
+                size_t caps[] = {0, 1, 3, lens[li] / 2, lens[li] ? lens[li] - 1 : 0};
+                for (size_t ci = 0; ok && ci < sizeof caps / sizeof caps[0]; ci++) {
+                    size_t n = caps[ci] < lens[li] ? caps[ci] : lens[li];
+                    memset(back, 0xEE, sizeof back);
+                    ok = mpa_fpdu_ulpdu_copy(wire, &f, back, caps[ci]) == n && memcmp(back, ul, n) == 0 &&
+                         back[n] == 0xEE;
+                }
                 if (!ok && bad++ < 5)
                     fprintf(stderr, "marker position case base 0x%x rel %u len %zu failed\n", bases[b], rel,
                             lens[li]);
