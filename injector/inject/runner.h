@@ -77,6 +77,7 @@ typedef struct runner {
     int our_c, dev_m, dev_c, have_dev_frame;
     uint32_t msn[4];          /* next MSN per QN */
     uint64_t out_off;         /* our stream offset (octets sent) */
+    pbuf held;                /* octets of a send step with "hold", not sent yet */
     uint8_t rxbuf[65536];
 } runner;
 

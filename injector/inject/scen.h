@@ -145,6 +145,7 @@ typedef struct sc_send {
     uint32_t delay_ms;  /* between segments */
     uint8_t reorder, duplicate; /* raw transport only */
     uint32_t reseg;
+    uint8_t hold;       /* the octets go out with the next send step's */
 } sc_send;
 
 typedef enum sc_exp_kind {
