@@ -223,6 +223,12 @@ static const fault_info faults[FAULT__COUNT] = {
                                   "without sending the TERMINATE; breaks MPA-TRM-BEFORE-CLOSE (only a "
                                   "peer that sends a bad segment shows it)",
                                   "(the other end is the faulty one here)"},
+    [FAULT_TERM_LAST_ERROR] = {"term-last-error", FAULT_ROLE_R, 0, "-", "-",
+                               "checks every DDP segment of the input that holds a receive error, and "
+                               "its TERMINATE reports the last error found there instead of the first; "
+                               "breaks MPA-TRM-FIRST-ERROR (only a peer that sends two bad segments "
+                               "together shows it)",
+                               "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

@@ -85,6 +85,7 @@ typedef enum peer_fault {
     FAULT_FPDUPTR_LOWBITS,
     FAULT_ZERO_WRITE_CHECKED,
     FAULT_CLOSE_NO_TERMINATE,
+    FAULT_TERM_LAST_ERROR,
     FAULT__COUNT
 } peer_fault;
 

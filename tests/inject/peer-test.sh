@@ -78,9 +78,9 @@ while IFS=$'\t' read -r name roles idi idr what; do
         ko "fault $name: $man has '$row', --list-faults '$want'"
     fi
 done <$tmp/faults
-[ $nf = 45 ] && ok || ko "--list-faults lists $nf faults, expected 45"
+[ $nf = 46 ] && ok || ko "--list-faults lists $nf faults, expected 46"
 nrows=$(grep -c '	' $tmp/mantable)
-[ "$nrows" = 46 ] && ok || ko "$man's fault table has $((nrows - 1)) rows, expected 45"
+[ "$nrows" = 47 ] && ok || ko "$man's fault table has $((nrows - 1)) rows, expected 46"
 
 # Usage errors: exit status 2 and a message.
 usage() {
