@@ -186,6 +186,8 @@ run_case() {
 run_case basic                   responder-basic             ""                                    pass
 run_case bytewise                responder-bytewise          ""                                    pass
 run_case hold                    responder-hold              ""                                    pass
+run_case read-back               responder-read-back         ""                                    pass
+run_case read-back-stale         responder-read-back         "--fault read-stale"                  fail 6 "payload differs at octet 0: got 00, want de"
 run_case bad-crc                 responder-bad-crc           ""                                    pass
 run_case bad-key                 responder-bad-key           ""                                    pass
 run_case bad-marker              responder-bad-marker        "--markers 1"                         pass
