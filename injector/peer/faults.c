@@ -229,6 +229,11 @@ static const fault_info faults[FAULT__COUNT] = {
                                "breaks MPA-TRM-FIRST-ERROR (only a peer that sends two bad segments "
                                "together shows it)",
                                "(the other end is the faulty one here)"},
+    [FAULT_READ_STALE] = {"read-stale", FAULT_ROLE_R, 0, "-", "-",
+                          "answers RDMA Read Requests with zeros, as if no RDMA Write had placed "
+                          "anything in its buffer; breaks MPA-RDMAP-READ-AFTER-WRITE (only a peer "
+                          "that writes and then reads the buffer shows it)",
+                          "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

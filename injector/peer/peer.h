@@ -86,6 +86,7 @@ typedef enum peer_fault {
     FAULT_ZERO_WRITE_CHECKED,
     FAULT_CLOSE_NO_TERMINATE,
     FAULT_TERM_LAST_ERROR,
+    FAULT_READ_STALE,
     FAULT__COUNT
 } peer_fault;
 

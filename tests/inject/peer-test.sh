@@ -78,9 +78,9 @@ while IFS=$'\t' read -r name roles idi idr what; do
         ko "fault $name: $man has '$row', --list-faults '$want'"
     fi
 done <$tmp/faults
-[ $nf = 46 ] && ok || ko "--list-faults lists $nf faults, expected 46"
+[ $nf = 47 ] && ok || ko "--list-faults lists $nf faults, expected 47"
 nrows=$(grep -c '	' $tmp/mantable)
-[ "$nrows" = 47 ] && ok || ko "$man's fault table has $((nrows - 1)) rows, expected 46"
+[ "$nrows" = 48 ] && ok || ko "$man's fault table has $((nrows - 1)) rows, expected 47"
 
 # Usage errors: exit status 2 and a message.
 usage() {
