@@ -14,6 +14,30 @@
 
 #include "runner.h"
 
+/* 1 when the FPDU o carries exactly a's payload octets; else 0 and why. */
+static int payload_matches(const sc_alt *a, const obs *o, sbuf *why)
+{
+    size_t want = a->payload.len;
+    if (!o->has[F_PAYLOAD_LEN]) {
+        rn_sb(why, "payload: not present (the FPDU is not complete)");
+        return 0;
+    }
+    if ((uint64_t)o->f[F_PAYLOAD_LEN] != want) {
+        rn_sb(why, "payload is %" PRId64 " octets, want %zu", o->f[F_PAYLOAD_LEN], want);
+        return 0;
+    }
+    if (o->pl_len < want) {
+        rn_sb(why, "payload: only %zu of its %zu octets seen", o->pl_len, want);
+        return 0;
+    }
+    for (size_t i = 0; i < want; i++)
+        if (o->pl[i] != a->payload.p[i]) {
+            rn_sb(why, "payload differs at octet %zu: got %02x, want %02x", i, o->pl[i], a->payload.p[i]);
+            return 0;
+        }
+    return 1;
+}
+
 /* 1 when o satisfies a; else 0 and why (one line) in b. */
 static int match_alt(runner *R, const sc_alt *a, const obs *o, sbuf *why)
 {
@@ -106,6 +130,8 @@ static int match_alt(runner *R, const sc_alt *a, const obs *o, sbuf *why)
         rn_sb(why, "private_data differs");
         return 0;
     }
+    if (a->payload_set && !payload_matches(a, o, why))
+        return 0;
     return 1;
 }
 

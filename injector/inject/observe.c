@@ -49,6 +49,7 @@ static obs *q_push(runner *R)
     R->qlen++;
     memset(o->has, 0, sizeof o->has);
     o->pd_len = 0;
+    o->pl_len = 0;
     o->off = o->end = R->fed_off[TP_IN];
     o->t_ms = rn_rel(R);
     return o;
@@ -144,6 +145,13 @@ static void obs_fpdu(runner *R, const mpa_event *ev)
     }
     if (d->complete) {
         put(o, F_PAYLOAD_LEN, (int64_t)d->payload_len);
+        /* the engine shows the first octets of the ULPDU only */
+        size_t shown = f->ulpdu && f->ulpdu_avail > d->need_len ? f->ulpdu_avail - d->need_len : 0;
+        o->pl_len = d->payload_len < shown ? d->payload_len : shown;
+        if (o->pl_len > sizeof o->pl)
+            o->pl_len = sizeof o->pl;
+        if (o->pl_len)
+            memcpy(o->pl, f->ulpdu + d->need_len, o->pl_len);
         if (d->hdr.opcode == MPA_RDMAP_READ_REQUEST)
             put(o, F_READ_SIZE, d->u.rreq.size);
         if (d->hdr.opcode == MPA_RDMAP_ATOMIC_RESPONSE && !d->hdr.tagged) {

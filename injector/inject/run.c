@@ -203,20 +203,34 @@ static run_verdict step_send(runner *R, const sc_step *st, run_step *rs)
     }
     /* what arrived before this send was sent before the device saw it */
     rn_pump(R, tp_now_ms(), 0, err, sizeof err);
+    /* octets held by the step before start this step's first segment */
+    size_t held = R->held.len;
+    out = R->held;
+    memset(&R->held, 0, sizeof R->held);
     if (send_octets(R, s, &out, cuts, &ncut, desc, sizeof desc, err, sizeof err) ||
-        split_cuts(s, out.len, cuts, &ncut, err, sizeof err) ||
-        send_segments(R, s, &out, cuts, ncut, &nseg, err, sizeof err)) {
+        (!s->hold && split_cuts(s, out.len, cuts, &ncut, err, sizeof err)) ||
+        (!s->hold && send_segments(R, s, &out, cuts, ncut, &nseg, err, sizeof err))) {
         if (!rs->what[0])
             snprintf(rs->what, sizeof rs->what, "send %.390s", desc[0] ? desc : "");
         snprintf(rs->detail, sizeof rs->detail, "%s", err);
         free(out.p);
         return V_ERROR;
     }
+    if (s->hold) {
+        R->held = out;
+        snprintf(rs->what, sizeof rs->what, "send %.390s", desc);
+        snprintf(rs->detail, sizeof rs->detail, "%zu octets held for the next send step", out.len);
+        return V_DONE;
+    }
     if (s->kind == SS_FRAME)
         R->frame_end_out = R->out_off;
     snprintf(rs->what, sizeof rs->what, "send %.390s", desc);
     snprintf(rs->detail, sizeof rs->detail, "%zu octets in %zu segment%s%s", out.len, nseg, nseg == 1 ? "" : "s",
              s->delay_ms && nseg > 1 ? " (delayed)" : "");
+    if (held) {
+        size_t l = strlen(rs->detail);
+        snprintf(rs->detail + l, sizeof rs->detail - l, ", the first %zu held from the step before", held);
+    }
     free(out.p);
     return V_DONE;
 }
@@ -409,6 +423,7 @@ static run_verdict run_end(runner *R)
         }
     }
     mpa_feeder_free(R->feed);
+    free(R->held.p);
     free(R->q);
     free(R->eng);
     run_verdict v = r->verdict;

@@ -41,6 +41,8 @@ typedef struct obs {
     double t_ms;
     uint8_t pd[MPA_PD_MAX];  /* frame: private data after the enhanced field */
     size_t pd_len;
+    uint8_t pl[SC_PAYLOAD_MAX]; /* FPDU: the first octets of its payload */
+    size_t pl_len;           /* how many of them the engine showed */
     uint64_t data_len;       /* OB_DATA */
     char why[64];
 } obs;
@@ -77,6 +79,7 @@ typedef struct runner {
     int our_c, dev_m, dev_c, have_dev_frame;
     uint32_t msn[4];          /* next MSN per QN */
     uint64_t out_off;         /* our stream offset (octets sent) */
+    pbuf held;                /* octets of a send step with "hold", not sent yet */
     uint8_t rxbuf[65536];
 } runner;
 

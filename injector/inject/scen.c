@@ -142,8 +142,10 @@ static void free_step(sc_step *st)
     sp_bytes_free(&st->send.fpdu.ulpdu);
     sp_bytes_free(&st->send.fpdu.payload);
     sp_bytes_free(&st->send.raw);
-    for (unsigned a = 0; a < SC_MAX_ALT; a++)
+    for (unsigned a = 0; a < SC_MAX_ALT; a++) {
         sp_bytes_free(&st->expect.alt[a].pd);
+        sp_bytes_free(&st->expect.alt[a].payload);
+    }
 }
 
 void sc_free(scenario *s)

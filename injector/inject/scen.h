@@ -30,6 +30,7 @@
 #define SC_MAX_ALT 8
 #define SC_MAX_CONS 24
 #define SC_MAX_CAPT 8
+#define SC_PAYLOAD_MAX 64 /* octets an FPDU expectation compares */
 #define SC_MAX_SPLIT 64
 #define SC_MAX_REQ 8
 #define SC_MAX_NEEDS 6
@@ -145,6 +146,7 @@ typedef struct sc_send {
     uint32_t delay_ms;  /* between segments */
     uint8_t reorder, duplicate; /* raw transport only */
     uint32_t reseg;
+    uint8_t hold;       /* the octets go out with the next send step's */
 } sc_send;
 
 typedef enum sc_exp_kind {
@@ -164,6 +166,8 @@ typedef struct sc_alt {
     uint8_t ncapt;
     sc_bytes pd;        /* frame: expected private data (user part) */
     uint8_t pd_set;
+    sc_bytes payload;   /* fpdu: expected payload octets, exactly */
+    uint8_t payload_set;
     char path[96];      /* JSON path, for messages */
 } sc_alt;
 

@@ -129,6 +129,15 @@ static int parse_alt_body(pctx *c, const cJSON *j, const char *path, sc_alt *a)
             a->pd_set = 1;
             continue;
         }
+        if (a->kind == SE_FPDU && !strcmp(m->string, "payload")) {
+            if (sp_get_bytes(c, m, mpath, &a->payload))
+                return -1;
+            if (a->payload.len > SC_PAYLOAD_MAX)
+                return sp_fail(c, mpath, "at most %d octets are compared, this is %zu", SC_PAYLOAD_MAX,
+                               a->payload.len);
+            a->payload_set = 1;
+            continue;
+        }
         sc_field f = sp_field_by_name(m->string, scope);
         if (f == F_NONE || (a->kind == SE_FPDU && f >= F_LAYER)) {
             char list[600] = "";
@@ -142,6 +151,8 @@ static int parse_alt_body(pctx *c, const cJSON *j, const char *path, sc_alt *a)
             }
             if (scope == 1)
                 strncat(list, "private_data", sizeof list - strlen(list) - 1);
+            else if (a->kind == SE_FPDU)
+                strncat(list, "payload", sizeof list - strlen(list) - 1);
             else
                 list[strlen(list) - 2] = 0;
             return sp_fail(c, mpath, "unknown field \"%s\" (known here: %s)", m->string, list);

@@ -375,6 +375,11 @@ int sc_parse(const char *file, const char *text, size_t len, const char *const *
                 continue;
             }
             next_part(&c);
+            if (i && out->steps[i - 1].verb == SV_SEND && out->steps[i - 1].send.hold && st->verb != SV_SEND) {
+                char hp[160];
+                sp_fail(&c, sp_idx(hp, sizeof hp, "$.steps", i - 1),
+                        "\"hold\" keeps the octets for the next step, which must be a send step");
+            }
             if (st->verb == SV_OPEN) {
                 if (opened && order)
                     sp_fail(&c, p, "the connection is already open (one connection per scenario)");
@@ -386,6 +391,9 @@ int sc_parse(const char *file, const char *text, size_t len, const char *const *
         }
         if (!opened && order)
             sp_fail(&c, "$.steps", "no step opens the connection (\"open\": {})");
+        if (i && out->steps[i - 1].verb == SV_SEND && out->steps[i - 1].send.hold)
+            sp_fail(&c, sp_idx(p, sizeof p, "$.steps", i - 1),
+                    "\"hold\" keeps the octets for the next step, and there is none");
     }
     next_part(&c);
     if (c.nerr > c.shown) {

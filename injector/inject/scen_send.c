@@ -298,7 +298,7 @@ static int parse_send_fpdu(pctx *c, const cJSON *j, const char *path, sc_fpdu *f
 int sp_parse_send(pctx *c, const cJSON *j, const char *path, sc_send *s)
 {
     static const char *const keys[] = {"frame", "fpdu", "raw", "split", "chunk", "bytewise", "delay_ms",
-                                       "reorder", "duplicate", "reseg", NULL};
+                                       "reorder", "duplicate", "reseg", "hold", NULL};
     char p[160];
     memset(s, 0, sizeof *s);
     s->count = 1;
@@ -377,6 +377,22 @@ int sp_parse_send(pctx *c, const cJSON *j, const char *path, sc_send *s)
         s->reseg = (uint32_t)v;
     if (c->bad)
         return -1;
+    const cJSON *ho = cJSON_GetObjectItemCaseSensitive(j, "hold");
+    if (ho) {
+        const char *hp = sp_sub(p, sizeof p, path, "hold");
+        if (cJSON_IsBool(ho))
+            s->hold = (uint8_t)cJSON_IsTrue(ho);
+        else if (sp_get_int(c, ho, hp, 0, 1, &v) == 0)
+            s->hold = (uint8_t)v;
+        else
+            return -1;
+        if (s->hold && s->kind == SS_FRAME)
+            return sp_fail(c, hp, "a startup frame is sent in its own step, not held");
+        if (s->hold && (s->nsplit || s->chunk || s->delay_ms || s->reorder || s->duplicate || s->reseg ||
+                        s->count > 1))
+            return sp_fail(c, hp, "held octets are cut by the next send step: no \"count\", \"split\", "
+                                  "\"chunk\", \"bytewise\", \"delay_ms\", \"reorder\", \"duplicate\" or \"reseg\" here");
+    }
     if ((s->reorder || s->duplicate || s->reseg) && !c->s->needs_raw) {
         c->s->needs_raw = 1;
         snprintf(c->s->raw_path, sizeof c->s->raw_path, "%s.%s", path,

@@ -178,6 +178,10 @@ void rn_alt_str(sbuf *b, const sc_alt *a)
             rn_sb(b, "%s\"private_data\":", a->ncons ? "," : "");
             rn_hex_or_text(b, a->pd.p, a->pd.len);
         }
+        if (a->payload_set) {
+            rn_sb(b, "%s\"payload\":", a->ncons || a->pd_set ? "," : "");
+            rn_hex_or_text(b, a->payload.p, a->payload.len);
+        }
         rn_sb(b, "}");
     }
 }

@@ -588,6 +588,14 @@ static void on_peer_fpdu(conn *c, const mpa_event *ev)
             c->react_code = 5;
         }
     }
+    if (c->react != RE_NONE && c->react_seg && faulty(c, FAULT_TERM_LAST_ERROR)) {
+        /* RFC 5040 7.1 rule 3 reports the first error: the fault checks
+         * the segments behind it in this input too, and a later error
+         * replaces the first in the TERMINATE; nothing is delivered. */
+        if (seg_checks(c, f))
+            c->fault_done = 1;
+        return;
+    }
     if (c->react != RE_NONE || seg_checks(c, f))
         return;
     int first = !c->got_fpdu;

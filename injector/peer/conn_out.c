@@ -300,13 +300,25 @@ void answer_read(conn *c, const mpa_rdma_read_req *rq)
         c->react_code = 5;
         return;
     }
+    /* RFC 5040 5.5 rule 17: the source as it is now, after what the
+     * Writes before the Request placed (zeros where none wrote); the
+     * fault answers as if none had. */
+    static const uint8_t zeros[MPA_ULPDU_MAX];
+    const uint8_t *src = c->mem && rq->src_stag == PEER_SRC_STAG && rq->src_to < PEER_SRC_LEN &&
+                                 rq->size <= PEER_SRC_LEN - rq->src_to
+                             ? c->mem + rq->src_to
+                             : NULL;
+    if (src && rq->size && faulty(c, FAULT_READ_STALE)) {
+        c->fault_done = 1;
+        src = NULL;
+    }
     size_t room = rq->size <= 500 ? 500 : mulpdu(c) - MPA_DDP_TAGGED_HDR_LEN;
     size_t off = 0;
     do {
         size_t n = rq->size - off < room ? rq->size - off : room;
         mpa_ddp d;
         ddp_tagged(&d, MPA_RDMAP_READ_RESPONSE, rq->sink_stag, rq->sink_to + off, off + n == rq->size);
-        queue_fpdu(c, &d, NULL, n);
+        queue_fpdu(c, &d, src ? src + off : zeros, n);
         off += n;
     } while (off < rq->size);
 }

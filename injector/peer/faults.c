@@ -235,6 +235,17 @@ static const fault_info faults[FAULT__COUNT] = {
                                "MPA-DDP-HALF-CLOSE (only a peer that half-closes after a Read Request "
                                "shows it)",
                                "(the other end is the faulty one here)"},
+    [FAULT_TERM_LAST_ERROR] = {"term-last-error", FAULT_ROLE_R, 0, "-", "-",
+                               "checks every DDP segment of the input that holds a receive error, and "
+                               "its TERMINATE reports the last error found there instead of the first; "
+                               "breaks MPA-TRM-FIRST-ERROR (only a peer that sends two bad segments "
+                               "together shows it)",
+                               "(the other end is the faulty one here)"},
+    [FAULT_READ_STALE] = {"read-stale", FAULT_ROLE_R, 0, "-", "-",
+                          "answers RDMA Read Requests with zeros, as if no RDMA Write had placed "
+                          "anything in its buffer; breaks MPA-RDMAP-READ-AFTER-WRITE (only a peer "
+                          "that writes and then reads the buffer shows it)",
+                          "(the other end is the faulty one here)"},
 };
 
 const fault_info *fault_get(peer_fault f)

@@ -87,6 +87,8 @@ typedef enum peer_fault {
     FAULT_CLOSE_NO_TERMINATE,
     FAULT_TO_WRAP_UNCHECKED,
     FAULT_EOF_DROPS_READS,
+    FAULT_TERM_LAST_ERROR,
+    FAULT_READ_STALE,
     FAULT__COUNT
 } peer_fault;
 

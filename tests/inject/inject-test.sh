@@ -18,7 +18,7 @@
 #             SIGTERM to mpa-inject: a verdict or exit 2 in bounded time,
 #             the device process reaped.
 #   traces    the pcapng of a run: packets carry "SCENARIO step N (verb)"
-#             comments; one-octet segments and split points are where the
+#             comments; one-octet segments, split points and held octets are where the
 #             script put them (tshark tcp.len); mpa-audit reads it and
 #             finds what the run found; the Wireshark plugin decodes it.
 #
@@ -185,6 +185,9 @@ run_case() {
 #        name                    scenario                    mpa-peer options                      verdict step words
 run_case basic                   responder-basic             ""                                    pass
 run_case bytewise                responder-bytewise          ""                                    pass
+run_case hold                    responder-hold              ""                                    pass
+run_case read-back               responder-read-back         ""                                    pass
+run_case read-back-stale         responder-read-back         "--fault read-stale"                  fail 6 "payload differs at octet 0: got 00, want de"
 run_case bad-crc                 responder-bad-crc           ""                                    pass
 run_case bad-key                 responder-bad-key           ""                                    pass
 run_case bad-marker              responder-bad-marker        "--markers 1"                         pass
@@ -299,6 +302,19 @@ if [ -z "$only" ] || [[ traces == *"$only"* ]]; then
         n=$(tshark -r $t 2>/dev/null | wc -l)
         nc=$(tshark -r $t -Y 'frame.comment contains "responder-bytewise step"' 2>/dev/null | wc -l)
         [ "$n" -gt 30 ] && [ "$n" = "$nc" ] && ok || ko "bytewise trace: $n packets, $nc with a step comment"
+    else
+        ko "no trace $t"
+    fi
+    # "hold": step 4's FPDU (28 octets) waits and goes out with step 5's
+    # (48 octets) in one segment
+    t=$tmp/tr-hold/responder-hold.pcapng
+    if [ -s $t ]; then
+        lens=$(tshark -r $t -Y 'frame.comment contains "responder-hold step 4 (send)" && tcp.len > 0' 2>/dev/null \
+            -T fields -e tcp.len | tr '\n' ' ')
+        [ -z "$lens" ] && ok || ko "hold trace: step 4 sent segments: $lens, expected none"
+        lens=$(tshark -r $t -Y 'frame.comment contains "responder-hold step 5 (send)" && tcp.len > 0' 2>/dev/null \
+            -T fields -e tcp.len | tr '\n' ' ')
+        [ "$lens" = "76 " ] && ok || ko "hold trace: step 5 segments: $lens, expected 76"
     else
         ko "no trace $t"
     fi

@@ -78,9 +78,9 @@ while IFS=$'\t' read -r name roles idi idr what; do
         ko "fault $name: $man has '$row', --list-faults '$want'"
     fi
 done <$tmp/faults
-[ $nf = 47 ] && ok || ko "--list-faults lists $nf faults, expected 47"
+[ $nf = 49 ] && ok || ko "--list-faults lists $nf faults, expected 49"
 nrows=$(grep -c '	' $tmp/mantable)
-[ "$nrows" = 48 ] && ok || ko "$man's fault table has $((nrows - 1)) rows, expected 47"
+[ "$nrows" = 50 ] && ok || ko "$man's fault table has $((nrows - 1)) rows, expected 49"
 
 # Usage errors: exit status 2 and a message.
 usage() {
