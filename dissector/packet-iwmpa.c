@@ -77,9 +77,7 @@ static gboolean g_term_seen;
 static const char *const col_proto[] = {IW_SHORT_MPA, IW_SHORT_DDP, IW_SHORT_RDMAP};
 
 /* TCP's fields, found by name at handoff. */
-static int hf_tcp_srcport = -1, hf_tcp_dstport = -1, hf_tcp_seq_raw = -1, hf_tcp_ack_raw = -1, hf_tcp_len = -1,
-           hf_tcp_hdr_len = -1, hf_tcp_stream = -1, hf_tcp_syn = -1, hf_tcp_ack = -1, hf_tcp_fin = -1,
-           hf_tcp_rst = -1, hf_tcp_mss = -1;
+static int hf_tcp_srcport = -1, hf_tcp_len = -1, hf_tcp_hdr_len = -1, hf_tcp_stream = -1;
 
 /* ---- fields ------------------------------------------------------------ */
 
@@ -265,10 +263,11 @@ static gboolean find_tcp(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
     field_info *sp = g_ptr_array_index(a, a->len - 1);
     tvbuff_t *tvb = sp->ds_tvb;
     int lo = sp->start, hi = sp->start + 60;
-    field_info *hl = field_in(tree, hf_tcp_hdr_len, tvb, lo, hi), *dp = field_in(tree, hf_tcp_dstport, tvb, lo, hi),
-               *sq = field_in(tree, hf_tcp_seq_raw, tvb, lo, hi), *st = field_in(tree, hf_tcp_stream, tvb, lo, hi);
+    field_info *hl = field_in(tree, hf_tcp_hdr_len, tvb, lo, hi), *st = field_in(tree, hf_tcp_stream, tvb, lo, hi);
     GPtrArray *la = proto_get_finfo_ptr_array(tree, hf_tcp_len), *sa = proto_get_finfo_ptr_array(tree, hf_tcp_stream);
-    if (!hl || !dp || !sq || !la || !la->len)
+    /* TCP added its header length only once it had the fixed header's
+     * first 13 octets; the flags are the 14th. */
+    if (!hl || !la || !la->len || tvb_captured_length_remaining(tvb, lo) < 14)
         return FALSE;
     /* tcp.len and tcp.stream are generated fields: take the last ones. */
     field_info *ln = g_ptr_array_index(la, la->len - 1);
@@ -280,17 +279,38 @@ static gboolean find_tcp(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
     seg->stream = fi_uint(st);
     seg->src = &pinfo->net_src;
     seg->dst = &pinfo->net_dst;
-    seg->sport = (uint16_t)fi_uint(sp);
-    seg->dport = (uint16_t)fi_uint(dp);
-    seg->seq = fi_uint(sq);
-    field_info *ak = field_in(tree, hf_tcp_ack_raw, tvb, lo, hi);
-    seg->ack = fi_uint(ak);
-    seg->syn = fi_uint(field_in(tree, hf_tcp_syn, tvb, lo, hi)) != 0;
-    seg->ack_flag = fi_uint(field_in(tree, hf_tcp_ack, tvb, lo, hi)) != 0;
-    seg->fin = fi_uint(field_in(tree, hf_tcp_fin, tvb, lo, hi)) != 0;
-    seg->rst = fi_uint(field_in(tree, hf_tcp_rst, tvb, lo, hi)) != 0;
+    /* The rest is read from the header's octets, where TCP read it: a
+     * field the postdissector wants costs a list per field and packet. */
     guint32 hdr = fi_uint(hl);
-    seg->mss = (uint16_t)fi_uint(field_in(tree, hf_tcp_mss, tvb, lo, lo + (int)hdr));
+    int have = tvb_captured_length_remaining(tvb, lo);
+    int n = MIN(have, (int)MIN(hdr, 60u));
+    if (n < 14)
+        n = 14;
+    const guint8 *h = tvb_get_ptr(tvb, lo, n);
+    seg->sport = (uint16_t)fi_uint(sp);
+    seg->dport = (uint16_t)(h[2] << 8 | h[3]);
+    seg->seq = (guint32)h[4] << 24 | (guint32)h[5] << 16 | (guint32)h[6] << 8 | h[7];
+    seg->syn = (h[13] & 0x02) != 0;
+    seg->ack_flag = (h[13] & 0x10) != 0;
+    seg->fin = (h[13] & 0x01) != 0;
+    seg->rst = (h[13] & 0x04) != 0;
+    /* TCP shows the acknowledgement number with ACK set only */
+    if (seg->ack_flag)
+        seg->ack = (guint32)h[8] << 24 | (guint32)h[9] << 16 | (guint32)h[10] << 8 | h[11];
+    /* MSS: the last well-formed option of kind 2 among the captured options */
+    for (int o = 20; o < n;) {
+        if (h[o] == 0)
+            break;
+        if (h[o] == 1) {
+            o++;
+            continue;
+        }
+        if (o + 1 >= n || h[o + 1] < 2 || o + h[o + 1] > n)
+            break;
+        if (h[o] == 2 && h[o + 1] == 4)
+            seg->mss = (uint16_t)(h[o + 2] << 8 | h[o + 3]);
+        o += h[o + 1];
+    }
     seg->tvb = tvb;
     seg->payload_off = sp->start + (int)hdr;
     seg->payload_wire = fi_uint(ln);
@@ -1725,11 +1745,11 @@ void proto_register_iwmpa(void)
 
 void proto_reg_handoff_iwmpa(void)
 {
-    static const char *const names[] = {"tcp.srcport", "tcp.dstport", "tcp.seq_raw", "tcp.ack_raw",
-                                        "tcp.len",     "tcp.hdr_len", "tcp.stream",  "tcp.flags.syn",
-                                        "tcp.flags.ack", "tcp.flags.fin", "tcp.flags.reset", "tcp.options.mss_val"};
-    int *ids[] = {&hf_tcp_srcport, &hf_tcp_dstport, &hf_tcp_seq_raw, &hf_tcp_ack_raw, &hf_tcp_len, &hf_tcp_hdr_len,
-                  &hf_tcp_stream,  &hf_tcp_syn,     &hf_tcp_ack,     &hf_tcp_fin,     &hf_tcp_rst, &hf_tcp_mss};
+    /* Four fields of TCP's: where its header is, its length, the
+     * payload's length and the stream; find_tcp() reads the rest from the
+     * header's octets. */
+    static const char *const names[] = {"tcp.srcport", "tcp.len", "tcp.hdr_len", "tcp.stream"};
+    int *ids[] = {&hf_tcp_srcport, &hf_tcp_len, &hf_tcp_hdr_len, &hf_tcp_stream};
     GArray *wanted = g_array_new(FALSE, FALSE, (guint)sizeof(int));
     for (unsigned i = 0; i < G_N_ELEMENTS(names); i++) {
         *ids[i] = proto_registrar_get_id_byname(names[i]);
