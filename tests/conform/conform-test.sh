@@ -51,7 +51,15 @@ parts=${*:-static normal faults after matrix html}
 t_start=$(date +%s%N)
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
-pbase=$((30000 + ($$ % 2000) * 10))
+# The devices' ports: ten from a range that depends on our pid, below the
+# kernel's ephemeral ports (ip_local_port_range, 32768 up by default). A
+# port the kernel gave one of the tester's own connections stays in
+# TIME_WAIT for a minute, and a device spawned on it cannot bind (every
+# test of that run then errs: two clean-clone CI runs failed so).
+pbase=$((10000 + ($$ % 1000) * 10))
+eph=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+[ -n "$eph" ] && [ "$eph" -le $((pbase + 9)) ] &&
+    echo "conform-test: note: the ephemeral ports start at $eph, below our ports $pbase-$((pbase + 9)): a run may meet a port in TIME_WAIT"
 trap 'pkill -f -- "--listen 127.0.0.1:${pbase%0}[0-9] " 2>/dev/null; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 pass=0
