@@ -22,6 +22,10 @@
 
 #define RX_PREFIX_MAX 128 /* ULPDU octets kept for the DDP/RDMAP decode */
 
+/* memcpy for the copies made for every octet read (the ULPDU prefix, the
+ * hunt's ring), of any length: see fpdu.c. */
+void rx_copy(uint8_t *dst, const uint8_t *src, size_t n);
+
 enum rx_phase { RX_LEN = 0, RX_BODY, RX_CRC };
 enum rx_item { RX_NONE = 0, RX_MARKER, RX_FPDU };
 

@@ -1945,8 +1945,8 @@ static void hist_put(dirst *d, uint64_t off, const uint8_t *p, size_t n)
     size_t k = n > HUNT_RING ? n - HUNT_RING : 0;
     size_t at = (size_t)((off + k) & (HUNT_RING - 1)), m = n - k;
     size_t first = m < HUNT_RING - at ? m : HUNT_RING - at;
-    memcpy(d->h.ring + at, p + k, first);
-    memcpy(d->h.ring, p + k + first, m - first);
+    rx_copy(d->h.ring + at, p + k, first);
+    rx_copy(d->h.ring, p + k + first, m - first);
     hist_note(d, off, n);
 }
 
