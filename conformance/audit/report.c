@@ -9,6 +9,7 @@
 #include <cJSON.h>
 #include <float.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,297 +84,30 @@ static const char *end_str(int end) { return end == 1 ? "FIN" : end == 2 ? "RST"
 
 /* ---- JSON ------------------------------------------------------------ */
 
+/* The summary and a shard's header are cJSON trees (one a run). */
 static void jnum(cJSON *o, const char *k, double v) { cJSON_AddNumberToObject(o, k, v); }
 static void jstr(cJSON *o, const char *k, const char *v) { cJSON_AddStringToObject(o, k, v ? v : ""); }
 
-/* k: a capture time (ns since 1970) in RFC 3339, UTC, to the microsecond
- * (2024-05-01T12:00:00.123456Z); null when there is none. */
-static void jtime(cJSON *o, const char *k, uint64_t ns)
+/* A capture time (ns since 1970) in RFC 3339, UTC, to the microsecond
+ * (2024-05-01T12:00:00.123456Z), into buf[48]; 0 when there is none. */
+static int time_text(char *buf, uint64_t ns)
 {
     struct tm tm;
     time_t t = (time_t)(ns / 1000000000u);
+    if (ns == AUDIT_NO_TS || !gmtime_r(&t, &tm) || !strftime(buf, 24, "%Y-%m-%dT%H:%M:%S", &tm))
+        return 0;
+    snprintf(buf + strlen(buf), 48 - strlen(buf), ".%06uZ", (unsigned)(ns % 1000000000u / 1000u));
+    return 1;
+}
+
+/* k: a capture time; null when there is none. */
+static void jtime(cJSON *o, const char *k, uint64_t ns)
+{
     char buf[48];
-    if (ns == AUDIT_NO_TS || !gmtime_r(&t, &tm) || !strftime(buf, 24, "%Y-%m-%dT%H:%M:%S", &tm)) {
+    if (time_text(buf, ns))
+        jstr(o, k, buf);
+    else
         cJSON_AddNullToObject(o, k);
-        return;
-    }
-    snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ".%06uZ", (unsigned)(ns % 1000000000u / 1000u));
-    jstr(o, k, buf);
-}
-
-/* One end of a connection as src_ or dest_ (ip, port); null without one. */
-static void jend(cJSON *o, const char *ipk, const char *portk, const audit_dir *d)
-{
-    if (d) {
-        jstr(o, ipk, d->ip);
-        jnum(o, portk, d->port);
-    } else {
-        cJSON_AddNullToObject(o, ipk);
-        cJSON_AddNullToObject(o, portk);
-    }
-}
-
-/* The side of c in MPA role role, or NULL when not (yet) known. */
-static const audit_dir *in_role(const audit_conn *c, mpa_role role)
-{
-    for (int dir = 0; c && dir < 2; dir++)
-        if (c->d[dir].role == role)
-            return &c->d[dir];
-    return NULL;
-}
-
-/* The 5-tuple of a frame from direction dir (-1: from the client) of c,
- * in the field names of Suricata's EVE JSON; nulls when c is NULL. */
-static void jflow(cJSON *o, const audit_conn *c, int dir)
-{
-    int from = dir == 1 ? 1 : 0;
-    jend(o, "src_ip", "src_port", c ? &c->d[from] : NULL);
-    jend(o, "dest_ip", "dest_port", c ? &c->d[!from] : NULL);
-    if (c)
-        jstr(o, "proto", "TCP");
-    else
-        cJSON_AddNullToObject(o, "proto");
-}
-
-static cJSON *finding_json(const report *r, const audit_conn *c, const audit_finding *f)
-{
-    cJSON *o = cJSON_CreateObject();
-    jtime(o, "timestamp", f->ts);
-    jstr(o, "id", f->rule->id);
-    jstr(o, "severity", mpa_severity_str(f->rule->severity));
-    if (f->frame)
-        jnum(o, "frame", (double)f->frame);
-    else
-        cJSON_AddNullToObject(o, "frame");
-    if (f->dir == 0 || f->dir == 1)
-        jstr(o, "direction", dir_name[f->dir]);
-    else
-        cJSON_AddNullToObject(o, "direction");
-    if (f->off != UINT64_MAX)
-        jnum(o, "stream_offset", (double)f->off);
-    else
-        cJSON_AddNullToObject(o, "stream_offset");
-    /* One fixed text per id (so findings group by it); the instance
-     * values are the detail. */
-    jstr(o, "message", f->rule->text);
-    jstr(o, "detail", f->msg);
-    if (c && (f->dir == 0 || f->dir == 1))
-        jstr(o, "from", sender(c, f->dir));
-    jstr(o, "clause", f->rule->clause);
-    jstr(o, "file", audit_file_name(r->a, f->file));
-    jflow(o, c, f->dir);
-    if (r->sharded && f->shard_local)
-        cJSON_AddBoolToObject(o, "shard_local", 1);
-    return o;
-}
-
-static cJSON *frame_json(const report *r, const audit_dir *d, int dir)
-{
-    const audit_startup *s = &d->startup;
-    const mpa_frame *f = &s->fr;
-    cJSON *o = cJSON_CreateObject();
-    jstr(o, "kind", mpa_key_kind_name(f->kind));
-    char key[3 * MPA_KEY_LEN + 1];
-    size_t klen = f->kind == MPA_KEY_STARTKEY ? 15 : MPA_KEY_LEN;
-    for (size_t i = 0; i < klen; i++)
-        snprintf(key + 3 * i, 4, "%02x%s", f->key[i], i + 1 < klen ? " " : "");
-    jstr(o, "key", key);
-    jstr(o, "direction", dir_name[dir]);
-    jnum(o, "frame", (double)s->frame);
-    jstr(o, "file", audit_file_name(r->a, s->file));
-    jnum(o, "stream_offset", (double)s->off);
-    jnum(o, "m", f->m);
-    jnum(o, "c", f->c);
-    jnum(o, "r", f->r);
-    jnum(o, "s", f->s);
-    jnum(o, "res", f->res);
-    jnum(o, "rev", f->rev);
-    jnum(o, "pd_length", f->pd_len);
-    if (f->has_enh) {
-        cJSON *e = cJSON_AddObjectToObject(o, "enhanced");
-        jnum(e, "ird", f->enh.ird);
-        jnum(e, "ord", f->enh.ord);
-        jnum(e, "a", f->enh.a);
-        jnum(e, "b", f->enh.b);
-        jnum(e, "c", f->enh.c);
-        jnum(e, "d", f->enh.d);
-        cJSON *rt = cJSON_AddArrayToObject(e, "rtr_offered");
-        if (f->enh.b)
-            cJSON_AddItemToArray(rt, cJSON_CreateString("send"));
-        if (f->enh.c)
-            cJSON_AddItemToArray(rt, cJSON_CreateString("write"));
-        if (f->enh.d)
-            cJSON_AddItemToArray(rt, cJSON_CreateString("read"));
-    }
-    char sum[256];
-    mpa_frame_summary(f, sum, sizeof sum);
-    jstr(o, "summary", sum);
-    return o;
-}
-
-static cJSON *conn_json(const report *r, const audit_conn *c, int with_findings)
-{
-    cJSON *o = cJSON_CreateObject();
-    jnum(o, "id", c->id);
-    jstr(o, "client", c->d[0].addr);
-    jstr(o, "server", c->d[1].addr);
-    if (c->nvlan) {
-        cJSON *v = cJSON_AddArrayToObject(o, "vlan");
-        for (unsigned i = 0; i < c->nvlan; i++)
-            cJSON_AddItemToArray(v, cJSON_CreateNumber(c->vlan[i]));
-    }
-    jstr(o, "file", audit_file_name(r->a, c->first_file));
-    jnum(o, "first_frame", (double)c->first_frame);
-    jnum(o, "last_frame", (double)c->last_frame);
-    jnum(o, "duration_s", (double)(c->last_ts - c->first_ts) / 1e9);
-    jtime(o, "first_timestamp", c->first_ts);
-    jtime(o, "last_timestamp", c->last_ts);
-    cJSON_AddBoolToObject(o, "syn_seen", c->syn_seen);
-    cJSON_AddBoolToObject(o, "midstream", c->midstream);
-    int init = c->d[0].role == MPA_ROLE_INITIATOR ? 0 : c->d[1].role == MPA_ROLE_INITIATOR ? 1 : -1;
-    int resp = c->d[0].role == MPA_ROLE_RESPONDER ? 0 : c->d[1].role == MPA_ROLE_RESPONDER ? 1 : -1;
-    if (init >= 0)
-        jstr(o, "initiator", c->d[init].addr);
-    else
-        cJSON_AddNullToObject(o, "initiator");
-    if (resp >= 0)
-        jstr(o, "responder", c->d[resp].addr);
-    else
-        cJSON_AddNullToObject(o, "responder");
-
-    cJSON *st = cJSON_AddObjectToObject(o, "startup");
-    for (int dir = 0; dir < 2; dir++) {
-        const audit_dir *d = &c->d[dir];
-        if (!d->startup.have)
-            continue;
-        const char *name = d->startup.fr.kind == MPA_KEY_REQ ? "request"
-                           : d->startup.fr.kind == MPA_KEY_REP ? "reply"
-                                                                : (dir == 0 ? "client_frame" : "server_frame");
-        if (cJSON_GetObjectItemCaseSensitive(st, name))
-            name = dir == 0 ? "client_frame" : "server_frame";
-        cJSON_AddItemToObject(st, name, frame_json(r, d, dir));
-    }
-
-    /* What was negotiated, as the octets show it. */
-    cJSON *ng = cJSON_AddObjectToObject(o, "negotiated");
-    const audit_dir *q = init >= 0 ? &c->d[init] : NULL, *p = resp >= 0 ? &c->d[resp] : NULL;
-    if (q && p && q->startup.have && p->startup.have) {
-        jnum(ng, "rev_request", q->startup.fr.rev);
-        jnum(ng, "rev_reply", p->startup.fr.rev);
-        cJSON_AddBoolToObject(ng, "rejected", p->startup.fr.r);
-        cJSON_AddBoolToObject(ng, "enhanced", q->startup.fr.has_enh && p->startup.fr.has_enh);
-        cJSON_AddBoolToObject(ng, "crc", q->startup.fr.c || p->startup.fr.c);
-    }
-    cJSON *mk = cJSON_AddObjectToObject(ng, "markers");
-    cJSON *crc = cJSON_AddObjectToObject(ng, "crc_in_force");
-    for (int dir = 0; dir < 2; dir++) {
-        if (c->d[dir].fpdu_mode) {
-            cJSON_AddBoolToObject(mk, dir_name[dir], c->d[dir].markers);
-            cJSON_AddBoolToObject(crc, dir_name[dir], c->d[dir].crc);
-        } else {
-            cJSON_AddNullToObject(mk, dir_name[dir]);
-            cJSON_AddNullToObject(crc, dir_name[dir]);
-        }
-    }
-    for (int dir = 0; dir < 2; dir++)
-        if (c->d[dir].rtr != MPA_RTR_NONE) {
-            cJSON *rt = cJSON_AddObjectToObject(ng, "rtr_sent");
-            jstr(rt, "type", mpa_rtr_str(c->d[dir].rtr));
-            jstr(rt, "from", sender(c, dir));
-            jnum(rt, "frame", (double)c->d[dir].rtr_frame);
-            cJSON_AddBoolToObject(rt, "negotiated", c->d[dir].rtr_negotiated);
-            break;
-        }
-
-    cJSON *dirs = cJSON_AddArrayToObject(o, "directions");
-    for (int dir = 0; dir < 2; dir++) {
-        const audit_dir *d = &c->d[dir];
-        cJSON *x = cJSON_CreateObject();
-        jstr(x, "direction", dir_name[dir]);
-        jstr(x, "from", d->addr);
-        jstr(x, "role", mpa_role_str(d->role));
-        jstr(x, "mode_at_end", mpa_dir_mode_str(d->mode));
-        if (d->mss)
-            jnum(x, "mss", d->mss);
-        jnum(x, "tcp_segments", (double)d->segments);
-        jnum(x, "tcp_payload_octets", (double)d->payload_octets);
-        jnum(x, "fpdus", (double)d->st.fpdus);
-        jnum(x, "ulpdu_octets", (double)d->st.ulpdu_octets);
-        jnum(x, "markers_seen", (double)d->st.markers);
-        jnum(x, "crc_bad", (double)d->st.crc_bad);
-        jnum(x, "segments_in_fpdu_mode", (double)d->st.segments);
-        jnum(x, "segments_aligned", (double)d->st.segments_aligned);
-        if (d->st.segments)
-            jnum(x, "alignment", (double)d->st.segments_aligned / (double)d->st.segments);
-        else
-            cJSON_AddNullToObject(x, "alignment");
-        jnum(x, "not_mpa_octets", (double)d->st.not_mpa_octets);
-        jnum(x, "holes", (double)d->holes);
-        jnum(x, "hole_octets", (double)d->hole_octets);
-        jnum(x, "resyncs", (double)d->st.resyncs);
-        jnum(x, "fpdus_over_mulpdu", (double)d->st.mulpdu_over);
-        jnum(x, "largest_over_mulpdu", (double)d->st.mulpdu_largest);
-        jnum(x, "retransmitted_octets", (double)d->retrans_octets);
-        jnum(x, "overlap_conflicts", (double)d->conflicts);
-        jnum(x, "out_of_window_segments", (double)d->out_of_window);
-        jnum(x, "cut_packets", (double)d->cut_packets);
-        if (end_str(d->end)) {
-            jstr(x, "end", end_str(d->end));
-            jnum(x, "end_frame", (double)d->end_frame);
-        } else {
-            cJSON_AddNullToObject(x, "end");
-        }
-        cJSON_AddItemToArray(dirs, x);
-    }
-
-    cJSON *terms = cJSON_AddArrayToObject(o, "terminates");
-    for (size_t i = 0; i < c->nterms; i++) {
-        const audit_term *t = &c->terms[i];
-        cJSON *x = cJSON_CreateObject();
-        jstr(x, "from", sender(c, t->dir));
-        jnum(x, "layer", t->layer);
-        jnum(x, "etype", t->etype);
-        jnum(x, "code", t->code);
-        char name[160];
-        snprintf(name, sizeof name, "%s/%s %s", mpa_term_layer_name(t->layer), mpa_term_etype_name(t->layer, t->etype),
-                 mpa_term_code_name(t->layer, t->etype, t->code));
-        jstr(x, "name", name);
-        if (t->quirk == MPA_TERM_LE_BITFIELD) {
-            /* what the sender meant, read as Linux siw writes the field */
-            cJSON *m = cJSON_AddObjectToObject(x, "siw_reading");
-            jnum(m, "layer", t->read.layer);
-            jnum(m, "etype", t->read.etype);
-            jnum(m, "code", t->read.code);
-            snprintf(name, sizeof name, "%s/%s %s", mpa_term_layer_name(t->read.layer),
-                     mpa_term_etype_name(t->read.layer, t->read.etype),
-                     mpa_term_code_name(t->read.layer, t->read.etype, t->read.code));
-            jstr(m, "name", name);
-        }
-        jstr(x, "direction", dir_name[t->dir]);
-        jnum(x, "frame", (double)t->frame);
-        jnum(x, "stream_offset", (double)t->off);
-        cJSON_AddItemToArray(terms, x);
-    }
-    jstr(o, "closed", c->closed);
-    cJSON *cnt = cJSON_AddObjectToObject(o, "counts");
-    jnum(cnt, "error", (double)c->severity[MPA_SEV_ERROR]);
-    jnum(cnt, "warning", (double)c->severity[MPA_SEV_WARNING]);
-    jnum(cnt, "note", (double)c->severity[MPA_SEV_NOTE]);
-    jnum(o, "findings_suppressed", (double)c->suppressed);
-    if (with_findings) {
-        cJSON *fs = cJSON_AddArrayToObject(o, "findings");
-        for (size_t i = 0; i < c->nfindings; i++)
-            cJSON_AddItemToArray(fs, finding_json(r, c, &c->findings[i]));
-    }
-    if (r->sharded) {
-        cJSON *so = cJSON_AddArrayToObject(o, "shard_order");
-        cJSON_AddItemToArray(so, cJSON_CreateNumber((double)c->mpa_packet));
-        cJSON_AddItemToArray(so, cJSON_CreateNumber((double)c->last_packet));
-        cJSON_AddItemToArray(so, cJSON_CreateNumber((double)c->done_packet));
-        cJSON_AddItemToArray(so, cJSON_CreateNumber(c->done_phase));
-        cJSON_AddItemToArray(so, cJSON_CreateNumber((double)c->done_seq));
-    }
-    return o;
 }
 
 /*
@@ -462,16 +196,20 @@ static void jb_str(jbuf *b, const char *s)
     jb_ch(b, '"');
 }
 
-static void jb_num(jbuf *b, const cJSON *x)
+/* A number as cJSON writes one whose valueint it set from d (saturated
+ * to the range of int, as cJSON does). */
+static void jb_numd(jbuf *b, double d)
 {
-    double d = x->valuedouble;
     char t[32];
     if (isnan(d) || isinf(d)) {
         jb_put(b, "null", 4);
-    } else if (d == (double)x->valueint) {
+        return;
+    }
+    int vi = d >= (double)INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
+    if (d == (double)vi) {
         /* an integer (what cJSON writes with %d) */
         char *e = t + sizeof t, *q = e;
-        long long v = x->valueint;
+        long long v = vi;
         unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
         do
             *--q = (char)('0' + u % 10);
@@ -503,7 +241,7 @@ static void jb_value(jbuf *b, const cJSON *x, int fmt, unsigned depth)
         jb_put(b, "null", 4);
         break;
     case cJSON_Number:
-        jb_num(b, x);
+        jb_numd(b, x->valuedouble);
         break;
     case cJSON_String:
         jb_str(b, x->valuestring);
@@ -557,6 +295,422 @@ static char *json_text(cJSON *o, int formatted)
 static void put_json(report *r, cJSON *o, int formatted)
 {
     char *s = json_text(o, formatted);
+    if (s) {
+        fputs(s, r->f);
+        free(s);
+    }
+}
+
+
+/*
+ * Findings and connections (thousands of each) are written as they are
+ * walked, without a tree: the same octets as a cJSON tree printed by
+ * jb_value (a tree of every connection cost more than the audit of its
+ * FPDUs).  w->depth is the depth of the object or array being filled;
+ * w->first has bit d set while the one at depth d has no member yet.
+ */
+typedef struct jw {
+    jbuf b;
+    int fmt;
+    unsigned depth;
+    uint64_t first, arr;
+} jw;
+
+/* Before a member named k of the object, or (k NULL) an array element. */
+static void jw_key(jw *w, const char *k)
+{
+    uint64_t bit = 1ull << w->depth;
+    if (!(w->first & bit))
+        jb_put(&w->b, (w->arr & bit) ? ", " : ",\n", w->fmt ? 2 : 1);
+    w->first &= ~bit;
+    if (k) {
+        if (w->fmt)
+            jb_tabs(&w->b, w->depth);
+        jb_str(&w->b, k);
+        jb_put(&w->b, ":\t", w->fmt ? 2 : 1);
+    }
+}
+
+static void jw_open(jw *w, const char *k, int array)
+{
+    if (w->depth)
+        jw_key(w, k);
+    if (w->depth >= 63) {
+        w->b.fail = 1; /* (the report nests a few levels) */
+        return;
+    }
+    jb_put(&w->b, array ? "[" : "{\n", array ? 1 : w->fmt ? 2 : 1);
+    w->depth++;
+    uint64_t bit = 1ull << w->depth;
+    w->first |= bit;
+    w->arr = array ? w->arr | bit : w->arr & ~bit;
+}
+
+static void jw_close(jw *w)
+{
+    uint64_t bit = 1ull << w->depth;
+    int array = (w->arr & bit) != 0;
+    if (!array && w->fmt && !(w->first & bit))
+        jb_ch(&w->b, '\n');
+    w->depth--;
+    if (!array && w->fmt)
+        jb_tabs(&w->b, w->depth);
+    jb_ch(&w->b, array ? ']' : '}');
+}
+
+static void jw_num(jw *w, const char *k, double v)
+{
+    jw_key(w, k);
+    jb_numd(&w->b, v);
+}
+
+static void jw_str(jw *w, const char *k, const char *v)
+{
+    jw_key(w, k);
+    jb_str(&w->b, v);
+}
+
+static void jw_lit(jw *w, const char *k, const char *lit)
+{
+    jw_key(w, k);
+    jb_put(&w->b, lit, strlen(lit));
+}
+
+static void jw_null(jw *w, const char *k) { jw_lit(w, k, "null"); }
+static void jw_bool(jw *w, const char *k, int v) { jw_lit(w, k, v ? "true" : "false"); }
+
+static void jw_time(jw *w, const char *k, uint64_t ns)
+{
+    char buf[48];
+    if (time_text(buf, ns))
+        jw_str(w, k, buf);
+    else
+        jw_null(w, k);
+}
+
+/* One end of a connection as src_ or dest_ (ip, port); null without one. */
+static void jw_end(jw *w, const char *ipk, const char *portk, const audit_dir *d)
+{
+    if (d) {
+        jw_str(w, ipk, d->ip);
+        jw_num(w, portk, d->port);
+    } else {
+        jw_null(w, ipk);
+        jw_null(w, portk);
+    }
+}
+
+/* The side of c in MPA role role, or NULL when not (yet) known. */
+static const audit_dir *in_role(const audit_conn *c, mpa_role role)
+{
+    for (int dir = 0; c && dir < 2; dir++)
+        if (c->d[dir].role == role)
+            return &c->d[dir];
+    return NULL;
+}
+
+/* The 5-tuple of a frame from direction dir (-1: from the client) of c,
+ * in the field names of Suricata's EVE JSON; nulls when c is NULL. */
+static void jw_flow(jw *w, const audit_conn *c, int dir)
+{
+    int from = dir == 1 ? 1 : 0;
+    jw_end(w, "src_ip", "src_port", c ? &c->d[from] : NULL);
+    jw_end(w, "dest_ip", "dest_port", c ? &c->d[!from] : NULL);
+    if (c)
+        jw_str(w, "proto", "TCP");
+    else
+        jw_null(w, "proto");
+}
+
+/* A finding's members (into the object being filled). */
+static void finding_members(jw *w, const report *r, const audit_conn *c, const audit_finding *f)
+{
+    jw_time(w, "timestamp", f->ts);
+    jw_str(w, "id", f->rule->id);
+    jw_str(w, "severity", mpa_severity_str(f->rule->severity));
+    if (f->frame)
+        jw_num(w, "frame", (double)f->frame);
+    else
+        jw_null(w, "frame");
+    if (f->dir == 0 || f->dir == 1)
+        jw_str(w, "direction", dir_name[f->dir]);
+    else
+        jw_null(w, "direction");
+    if (f->off != UINT64_MAX)
+        jw_num(w, "stream_offset", (double)f->off);
+    else
+        jw_null(w, "stream_offset");
+    /* One fixed text per id (so findings group by it); the instance
+     * values are the detail. */
+    jw_str(w, "message", f->rule->text);
+    jw_str(w, "detail", f->msg);
+    if (c && (f->dir == 0 || f->dir == 1))
+        jw_str(w, "from", sender(c, f->dir));
+    jw_str(w, "clause", f->rule->clause);
+    jw_str(w, "file", audit_file_name(r->a, f->file));
+    jw_flow(w, c, f->dir);
+    if (r->sharded && f->shard_local)
+        jw_bool(w, "shard_local", 1);
+}
+
+static void frame_members(jw *w, const report *r, const audit_dir *d, int dir)
+{
+    const audit_startup *s = &d->startup;
+    const mpa_frame *f = &s->fr;
+    jw_str(w, "kind", mpa_key_kind_name(f->kind));
+    static const char hex[] = "0123456789abcdef";
+    char key[3 * MPA_KEY_LEN + 1];
+    size_t klen = f->kind == MPA_KEY_STARTKEY ? 15 : MPA_KEY_LEN;
+    for (size_t i = 0; i < klen; i++) {
+        key[3 * i] = hex[f->key[i] >> 4];
+        key[3 * i + 1] = hex[f->key[i] & 15];
+        key[3 * i + 2] = ' ';
+    }
+    key[3 * klen - 1] = 0;
+    jw_str(w, "key", key);
+    jw_str(w, "direction", dir_name[dir]);
+    jw_num(w, "frame", (double)s->frame);
+    jw_str(w, "file", audit_file_name(r->a, s->file));
+    jw_num(w, "stream_offset", (double)s->off);
+    jw_num(w, "m", f->m);
+    jw_num(w, "c", f->c);
+    jw_num(w, "r", f->r);
+    jw_num(w, "s", f->s);
+    jw_num(w, "res", f->res);
+    jw_num(w, "rev", f->rev);
+    jw_num(w, "pd_length", f->pd_len);
+    if (f->has_enh) {
+        jw_open(w, "enhanced", 0);
+        jw_num(w, "ird", f->enh.ird);
+        jw_num(w, "ord", f->enh.ord);
+        jw_num(w, "a", f->enh.a);
+        jw_num(w, "b", f->enh.b);
+        jw_num(w, "c", f->enh.c);
+        jw_num(w, "d", f->enh.d);
+        jw_open(w, "rtr_offered", 1);
+        if (f->enh.b)
+            jw_str(w, NULL, "send");
+        if (f->enh.c)
+            jw_str(w, NULL, "write");
+        if (f->enh.d)
+            jw_str(w, NULL, "read");
+        jw_close(w);
+        jw_close(w);
+    }
+    char sum[256];
+    mpa_frame_summary(f, sum, sizeof sum);
+    jw_str(w, "summary", sum);
+}
+
+static void dir_members(jw *w, const audit_dir *d, int dir)
+{
+    jw_str(w, "direction", dir_name[dir]);
+    jw_str(w, "from", d->addr);
+    jw_str(w, "role", mpa_role_str(d->role));
+    jw_str(w, "mode_at_end", mpa_dir_mode_str(d->mode));
+    if (d->mss)
+        jw_num(w, "mss", d->mss);
+    jw_num(w, "tcp_segments", (double)d->segments);
+    jw_num(w, "tcp_payload_octets", (double)d->payload_octets);
+    jw_num(w, "fpdus", (double)d->st.fpdus);
+    jw_num(w, "ulpdu_octets", (double)d->st.ulpdu_octets);
+    jw_num(w, "markers_seen", (double)d->st.markers);
+    jw_num(w, "crc_bad", (double)d->st.crc_bad);
+    jw_num(w, "segments_in_fpdu_mode", (double)d->st.segments);
+    jw_num(w, "segments_aligned", (double)d->st.segments_aligned);
+    if (d->st.segments)
+        jw_num(w, "alignment", (double)d->st.segments_aligned / (double)d->st.segments);
+    else
+        jw_null(w, "alignment");
+    jw_num(w, "not_mpa_octets", (double)d->st.not_mpa_octets);
+    jw_num(w, "holes", (double)d->holes);
+    jw_num(w, "hole_octets", (double)d->hole_octets);
+    jw_num(w, "resyncs", (double)d->st.resyncs);
+    jw_num(w, "fpdus_over_mulpdu", (double)d->st.mulpdu_over);
+    jw_num(w, "largest_over_mulpdu", (double)d->st.mulpdu_largest);
+    jw_num(w, "retransmitted_octets", (double)d->retrans_octets);
+    jw_num(w, "overlap_conflicts", (double)d->conflicts);
+    jw_num(w, "out_of_window_segments", (double)d->out_of_window);
+    jw_num(w, "cut_packets", (double)d->cut_packets);
+    if (end_str(d->end)) {
+        jw_str(w, "end", end_str(d->end));
+        jw_num(w, "end_frame", (double)d->end_frame);
+    } else {
+        jw_null(w, "end");
+    }
+}
+
+static void term_members(jw *w, const audit_conn *c, const audit_term *t)
+{
+    jw_str(w, "from", sender(c, t->dir));
+    jw_num(w, "layer", t->layer);
+    jw_num(w, "etype", t->etype);
+    jw_num(w, "code", t->code);
+    char name[160];
+    snprintf(name, sizeof name, "%s/%s %s", mpa_term_layer_name(t->layer), mpa_term_etype_name(t->layer, t->etype),
+             mpa_term_code_name(t->layer, t->etype, t->code));
+    jw_str(w, "name", name);
+    if (t->quirk == MPA_TERM_LE_BITFIELD) {
+        /* what the sender meant, read as Linux siw writes the field */
+        jw_open(w, "siw_reading", 0);
+        jw_num(w, "layer", t->read.layer);
+        jw_num(w, "etype", t->read.etype);
+        jw_num(w, "code", t->read.code);
+        snprintf(name, sizeof name, "%s/%s %s", mpa_term_layer_name(t->read.layer),
+                 mpa_term_etype_name(t->read.layer, t->read.etype),
+                 mpa_term_code_name(t->read.layer, t->read.etype, t->read.code));
+        jw_str(w, "name", name);
+        jw_close(w);
+    }
+    jw_str(w, "direction", dir_name[t->dir]);
+    jw_num(w, "frame", (double)t->frame);
+    jw_num(w, "stream_offset", (double)t->off);
+}
+
+/* A connection's members (into the object being filled). */
+static void conn_members(jw *w, const report *r, const audit_conn *c, int with_findings)
+{
+    jw_num(w, "id", c->id);
+    jw_str(w, "client", c->d[0].addr);
+    jw_str(w, "server", c->d[1].addr);
+    if (c->nvlan) {
+        jw_open(w, "vlan", 1);
+        for (unsigned i = 0; i < c->nvlan; i++)
+            jw_num(w, NULL, c->vlan[i]);
+        jw_close(w);
+    }
+    jw_str(w, "file", audit_file_name(r->a, c->first_file));
+    jw_num(w, "first_frame", (double)c->first_frame);
+    jw_num(w, "last_frame", (double)c->last_frame);
+    jw_num(w, "duration_s", (double)(c->last_ts - c->first_ts) / 1e9);
+    jw_time(w, "first_timestamp", c->first_ts);
+    jw_time(w, "last_timestamp", c->last_ts);
+    jw_bool(w, "syn_seen", c->syn_seen);
+    jw_bool(w, "midstream", c->midstream);
+    int init = c->d[0].role == MPA_ROLE_INITIATOR ? 0 : c->d[1].role == MPA_ROLE_INITIATOR ? 1 : -1;
+    int resp = c->d[0].role == MPA_ROLE_RESPONDER ? 0 : c->d[1].role == MPA_ROLE_RESPONDER ? 1 : -1;
+    if (init >= 0)
+        jw_str(w, "initiator", c->d[init].addr);
+    else
+        jw_null(w, "initiator");
+    if (resp >= 0)
+        jw_str(w, "responder", c->d[resp].addr);
+    else
+        jw_null(w, "responder");
+
+    jw_open(w, "startup", 0);
+    const char *used = NULL;
+    for (int dir = 0; dir < 2; dir++) {
+        const audit_dir *d = &c->d[dir];
+        if (!d->startup.have)
+            continue;
+        const char *name = d->startup.fr.kind == MPA_KEY_REQ ? "request"
+                           : d->startup.fr.kind == MPA_KEY_REP ? "reply"
+                                                                : (dir == 0 ? "client_frame" : "server_frame");
+        if (used && strcmp(used, name) == 0)
+            name = dir == 0 ? "client_frame" : "server_frame";
+        used = name;
+        jw_open(w, name, 0);
+        frame_members(w, r, d, dir);
+        jw_close(w);
+    }
+    jw_close(w);
+
+    /* What was negotiated, as the octets show it. */
+    jw_open(w, "negotiated", 0);
+    const audit_dir *q = init >= 0 ? &c->d[init] : NULL, *p = resp >= 0 ? &c->d[resp] : NULL;
+    if (q && p && q->startup.have && p->startup.have) {
+        jw_num(w, "rev_request", q->startup.fr.rev);
+        jw_num(w, "rev_reply", p->startup.fr.rev);
+        jw_bool(w, "rejected", p->startup.fr.r);
+        jw_bool(w, "enhanced", q->startup.fr.has_enh && p->startup.fr.has_enh);
+        jw_bool(w, "crc", q->startup.fr.c || p->startup.fr.c);
+    }
+    for (int k = 0; k < 2; k++) {
+        jw_open(w, k == 0 ? "markers" : "crc_in_force", 0);
+        for (int dir = 0; dir < 2; dir++) {
+            if (c->d[dir].fpdu_mode)
+                jw_bool(w, dir_name[dir], k == 0 ? c->d[dir].markers : c->d[dir].crc);
+            else
+                jw_null(w, dir_name[dir]);
+        }
+        jw_close(w);
+    }
+    for (int dir = 0; dir < 2; dir++)
+        if (c->d[dir].rtr != MPA_RTR_NONE) {
+            jw_open(w, "rtr_sent", 0);
+            jw_str(w, "type", mpa_rtr_str(c->d[dir].rtr));
+            jw_str(w, "from", sender(c, dir));
+            jw_num(w, "frame", (double)c->d[dir].rtr_frame);
+            jw_bool(w, "negotiated", c->d[dir].rtr_negotiated);
+            jw_close(w);
+            break;
+        }
+    jw_close(w);
+
+    jw_open(w, "directions", 1);
+    for (int dir = 0; dir < 2; dir++) {
+        jw_open(w, NULL, 0);
+        dir_members(w, &c->d[dir], dir);
+        jw_close(w);
+    }
+    jw_close(w);
+
+    jw_open(w, "terminates", 1);
+    for (size_t i = 0; i < c->nterms; i++) {
+        jw_open(w, NULL, 0);
+        term_members(w, c, &c->terms[i]);
+        jw_close(w);
+    }
+    jw_close(w);
+    jw_str(w, "closed", c->closed);
+    jw_open(w, "counts", 0);
+    jw_num(w, "error", (double)c->severity[MPA_SEV_ERROR]);
+    jw_num(w, "warning", (double)c->severity[MPA_SEV_WARNING]);
+    jw_num(w, "note", (double)c->severity[MPA_SEV_NOTE]);
+    jw_close(w);
+    jw_num(w, "findings_suppressed", (double)c->suppressed);
+    if (with_findings) {
+        jw_open(w, "findings", 1);
+        for (size_t i = 0; i < c->nfindings; i++) {
+            jw_open(w, NULL, 0);
+            finding_members(w, r, c, &c->findings[i]);
+            jw_close(w);
+        }
+        jw_close(w);
+    }
+    if (r->sharded) {
+        jw_open(w, "shard_order", 1);
+        jw_num(w, NULL, (double)c->mpa_packet);
+        jw_num(w, NULL, (double)c->last_packet);
+        jw_num(w, NULL, (double)c->done_packet);
+        jw_num(w, NULL, c->done_phase);
+        jw_num(w, NULL, (double)c->done_seq);
+        jw_close(w);
+    }
+}
+
+static void jw_begin(jw *w, int formatted)
+{
+    *w = (jw){{NULL, 0, 0, 0}, formatted, 0, 0, 0};
+    jw_open(w, NULL, 0);
+}
+
+/* The object ended, as text (NULL when out of memory). */
+static char *jw_text(jw *w)
+{
+    jw_close(w);
+    jb_ch(&w->b, 0);
+    if (w->b.fail) {
+        free(w->b.p);
+        return NULL;
+    }
+    return w->b.p;
+}
+
+static void jw_put(report *r, jw *w)
+{
+    char *s = jw_text(w);
     if (s) {
         fputs(s, r->f);
         free(s);
@@ -664,17 +818,19 @@ static void on_finding(void *user, const audit_conn *c, const audit_finding *f)
     report *r = user;
     if (r->fmt != REPORT_JSONL)
         return;
-    cJSON *o = finding_json(r, c, f);
-    cJSON_AddStringToObject(o, "type", "finding");
-    cJSON_AddStringToObject(o, "event_type", "mpa_finding");
+    jw w;
+    jw_begin(&w, 0);
+    finding_members(&w, r, c, f);
+    jw_str(&w, "type", "finding");
+    jw_str(&w, "event_type", "mpa_finding");
     if (c)
-        cJSON_AddNumberToObject(o, "connection", c->id);
+        jw_num(&w, "connection", c->id);
     else
-        cJSON_AddNullToObject(o, "connection");
+        jw_null(&w, "connection");
     /* The line stands alone: the roles as known when it is made. */
-    jend(o, "initiator_ip", "initiator_port", in_role(c, MPA_ROLE_INITIATOR));
-    jend(o, "responder_ip", "responder_port", in_role(c, MPA_ROLE_RESPONDER));
-    put_json(r, o, 0);
+    jw_end(&w, "initiator_ip", "initiator_port", in_role(c, MPA_ROLE_INITIATOR));
+    jw_end(&w, "responder_ip", "responder_port", in_role(c, MPA_ROLE_RESPONDER));
+    jw_put(r, &w);
     fputc('\n', r->f);
 }
 
@@ -738,17 +894,23 @@ static void on_conn(void *user, const audit_conn *c)
         }
         break;
     }
-    case REPORT_JSON:
-        text = json_text(conn_json(r, c, 1), 1);
+    case REPORT_JSON: {
+        jw w;
+        jw_begin(&w, 1);
+        conn_members(&w, r, c, 1);
+        text = jw_text(&w);
         break;
+    }
     case REPORT_JSONL: {
         /* As it is made: no reordering. */
-        cJSON *o = conn_json(r, c, 0);
-        cJSON_AddStringToObject(o, "type", "connection");
-        cJSON_AddStringToObject(o, "event_type", "mpa_connection");
-        jtime(o, "timestamp", c->last_ts);
-        jflow(o, c, -1);
-        put_json(r, o, 0);
+        jw w;
+        jw_begin(&w, 0);
+        conn_members(&w, r, c, 0);
+        jw_str(&w, "type", "connection");
+        jw_str(&w, "event_type", "mpa_connection");
+        jw_time(&w, "timestamp", c->last_ts);
+        jw_flow(&w, c, -1);
+        jw_put(r, &w);
         fputc('\n', r->f);
         r->nconn++;
         return;
@@ -879,7 +1041,10 @@ void report_end(report *r, double elapsed, int input)
         fputs(r->nconn ? "\n],\n\"findings\": [" : "],\n\"findings\": [", r->f);
         for (size_t i = 0; i < ng; i++) {
             fputs(i ? ",\n" : "\n", r->f);
-            put_json(r, finding_json(r, NULL, &g[i]), 0);
+            jw w;
+            jw_begin(&w, 0);
+            finding_members(&w, r, NULL, &g[i]);
+            jw_put(r, &w);
         }
         fputs(ng ? "\n],\n\"summary\": " : "],\n\"summary\": ", r->f);
         put_json(r, summary_json(r, elapsed), 1);
