@@ -100,16 +100,6 @@ static int time_text(char *buf, uint64_t ns)
     return 1;
 }
 
-/* k: a capture time; null when there is none. */
-static void jtime(cJSON *o, const char *k, uint64_t ns)
-{
-    char buf[48];
-    if (time_text(buf, ns))
-        jstr(o, k, buf);
-    else
-        cJSON_AddNullToObject(o, k);
-}
-
 /*
  * A cJSON tree as text, laid out as cJSON_Print (formatted) and
  * cJSON_PrintUnformatted lay it out, octet for octet (the goldens and
@@ -1059,7 +1049,11 @@ void report_end(report *r, double elapsed, int input)
         cJSON *o = summary_json(r, elapsed);
         cJSON_AddStringToObject(o, "type", "summary");
         cJSON_AddStringToObject(o, "event_type", "mpa_summary");
-        jtime(o, "timestamp", s->packets ? s->last_ts : AUDIT_NO_TS);
+        char when[48];
+        if (time_text(when, s->packets ? s->last_ts : AUDIT_NO_TS))
+            jstr(o, "timestamp", when);
+        else
+            cJSON_AddNullToObject(o, "timestamp");
         put_json(r, o, 0);
         fputc('\n', r->f);
         break;
