@@ -164,15 +164,23 @@ int sp_define_var(pctx *c, const char *path, const char *name)
     return 0;
 }
 
-/* A number from a JSON number or a string "0x...", "123". */
-int sp_str_num(const char *str, int64_t *v)
+/* A whole string "0x...", "0...", "123" as a number up to 2^64 - 1. */
+static int str_u64(const char *str, uint64_t *u)
 {
     errno = 0;
     char *end;
-    unsigned long long u = strtoull(str, &end, 0);
+    unsigned long long v = strtoull(str, &end, 0);
     if (errno || end == str || *end || str[0] == '-')
         return -1;
-    if (u > (unsigned long long)INT64_MAX)
+    *u = v;
+    return 0;
+}
+
+/* A number from a JSON number or a string "0x...", "123". */
+int sp_str_num(const char *str, int64_t *v)
+{
+    uint64_t u;
+    if (str_u64(str, &u) || u > (uint64_t)INT64_MAX)
         return -1;
     *v = (int64_t)u;
     return 0;
@@ -263,11 +271,9 @@ int sp_field_val(pctx *c, const cJSON *obj, const char *path, const char *key, i
 int sp_field_u64(pctx *c, const cJSON *obj, const char *path, const char *key, sc_val *out)
 {
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (j && cJSON_IsString(j) && j->valuestring[0] != '$' && j->valuestring[0] != '-') {
-        errno = 0;
-        char *end;
-        unsigned long long u = strtoull(j->valuestring, &end, 0);
-        if (!errno && end != j->valuestring && !*end && u > (unsigned long long)INT64_MAX) {
+    uint64_t u;
+    if (j && cJSON_IsString(j) && j->valuestring[0] != '$') {
+        if (!str_u64(j->valuestring, &u) && u > (uint64_t)INT64_MAX) {
             memset(out, 0, sizeof *out);
             out->set = 1;
             out->v = (int64_t)u;
