@@ -159,31 +159,40 @@ static void jb_tabs(jbuf *b, unsigned n)
     }
 }
 
-/* A string, escaped as cJSON escapes it. */
+/* A string, escaped as cJSON escapes it: room for the longest escape
+ * of every octet is made once, then the octets are written. */
 static void jb_str(jbuf *b, const char *s)
 {
-    jb_ch(b, '"');
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
-        const unsigned char *q = p;
-        while (*q > 31 && *q != '"' && *q != '\\')
-            q++;
-        jb_put(b, (const char *)p, (size_t)(q - p));
-        if (!*q)
-            break;
-        char e[8];
-        switch (*q) {
-        case '"': case '\\': e[0] = '\\'; e[1] = (char)*q; e[2] = 0; break;
-        case '\b': memcpy(e, "\\b", 3); break;
-        case '\f': memcpy(e, "\\f", 3); break;
-        case '\n': memcpy(e, "\\n", 3); break;
-        case '\r': memcpy(e, "\\r", 3); break;
-        case '\t': memcpy(e, "\\t", 3); break;
-        default: snprintf(e, sizeof e, "\\u%04x", *q);
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t len = strlen((const char *)p);
+    char *d = jb_room(b, 6 * len + 2), *d0 = d;
+    if (!d)
+        return;
+    *d++ = '"';
+    for (; *p; p++) {
+        unsigned char ch = *p;
+        if (ch > 31 && ch != '"' && ch != '\\') {
+            *d++ = (char)ch;
+            continue;
         }
-        jb_put(b, e, strlen(e));
-        p = q + 1;
+        *d++ = '\\';
+        switch (ch) {
+        case '"': case '\\': *d++ = (char)ch; break;
+        case '\b': *d++ = 'b'; break;
+        case '\f': *d++ = 'f'; break;
+        case '\n': *d++ = 'n'; break;
+        case '\r': *d++ = 'r'; break;
+        case '\t': *d++ = 't'; break;
+        default:
+            memcpy(d, "u00", 3);
+            d[3] = hex[ch >> 4];
+            d[4] = hex[ch & 15];
+            d += 5;
+        }
     }
-    jb_ch(b, '"');
+    *d++ = '"';
+    b->n += (size_t)(d - d0);
 }
 
 /* A number as cJSON writes one whose valueint it set from d (saturated
