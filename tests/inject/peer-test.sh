@@ -149,7 +149,7 @@ done
 # to it, and one that outlives it is killed here, not left behind)
 $peer --listen 127.0.0.1:0 -q --count 1 >/dev/null 2>$tmp/q0.err &
 q0=$!
-for _ in $(seq 100); do grep -q "listening on 127.0.0.1:" $tmp/q0.err && break; sleep 0.02; done
+for _ in $(seq 100); do grep -qs "listening on 127.0.0.1:" $tmp/q0.err && break; sleep 0.02; done
 grep -q "^mpa-peer: listening on 127.0.0.1:[1-9][0-9]* as responder$" $tmp/q0.err && ok ||
     ko "mpa-peer -q --listen 127.0.0.1:0 did not say its port: $(head -c 300 $tmp/q0.err)"
 kill -TERM $q0 2>/dev/null
