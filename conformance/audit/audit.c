@@ -793,20 +793,49 @@ static int make_key(const pkt *p, key *k)
     return src_side;
 }
 
-static unsigned key_shard(const key *k, unsigned nshards)
+static uint64_t key_flow_hash(const key *k);
+
+static unsigned key_shard(const key *k, unsigned nshards) { return (unsigned)(key_flow_hash(k) % nshards); }
+
+/* The flow hash (FNV-1a: one multiply an octet, some 40 octets) of the
+ * connections seen last, by a hash that is cheap to take: the reader of
+ * -j N takes the owner of every packet. */
+#define OWNER_CACHE 4096u
+
+struct audit_owner_cache {
+    struct {
+        key k;
+        uint64_t hash;
+        int used;
+    } e[OWNER_CACHE];
+};
+
+audit_owner_cache *audit_owner_cache_new(void) { return calloc(1, sizeof(audit_owner_cache)); }
+
+void audit_owner_cache_free(audit_owner_cache *oc) { free(oc); }
+
+static uint64_t key_flow_hash(const key *k)
 {
-    return (unsigned)(audit_flow_hash(k->family, k->addr[0], k->port[0], k->addr[1], k->port[1], k->vlan, k->nvlan) %
-                      nshards);
+    return audit_flow_hash(k->family, k->addr[0], k->port[0], k->addr[1], k->port[1], k->vlan, k->nvlan);
 }
 
-int audit_packet_owner(int linktype, const uint8_t *data, uint32_t caplen, uint32_t wirelen, unsigned nshards)
+int audit_packet_owner(audit_owner_cache *oc, int linktype, const uint8_t *data, uint32_t caplen, uint32_t wirelen,
+                       unsigned nshards)
 {
     pkt p;
     key k;
     if (!nshards || pkt_parse(linktype, data, caplen, wirelen, &p) != PKT_OK)
         return -1;
     make_key(&p, &k);
-    return (int)key_shard(&k, nshards);
+    if (!oc)
+        return (int)key_shard(&k, nshards);
+    size_t i = key_hash(&k) & (OWNER_CACHE - 1);
+    if (!oc->e[i].used || !key_eq(&oc->e[i].k, &k)) {
+        oc->e[i].k = k;
+        oc->e[i].hash = key_flow_hash(&k);
+        oc->e[i].used = 1;
+    }
+    return (int)(oc->e[i].hash % nshards);
 }
 
 static void tcp_packet(audit *a, const pkt *p, uint64_t ts)

@@ -191,7 +191,13 @@ void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen
  * to this shard (its flow hash not computed again).  audit_packet_other:
  * a packet another shard follows (counted, its time seen, as
  * audit_packet would; its octets not read). */
-int audit_packet_owner(int linktype, const uint8_t *data, uint32_t caplen, uint32_t wirelen, unsigned nshards);
+typedef struct audit_owner_cache audit_owner_cache;
+int audit_packet_owner(audit_owner_cache *oc, int linktype, const uint8_t *data, uint32_t caplen, uint32_t wirelen,
+                       unsigned nshards);
+/* The flow hashes of the connections seen last, remembered (about
+ * 256 KiB; NULL for audit_packet_owner: none). */
+audit_owner_cache *audit_owner_cache_new(void);
+void audit_owner_cache_free(audit_owner_cache *oc);
 void audit_packet_mine(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen);
 void audit_packet_other(audit *a, uint64_t ts_ns, uint32_t caplen);
 

@@ -106,6 +106,7 @@ struct jobs {
     audit_out out;
     input_sink sink;
     int linktype;
+    audit_owner_cache *owners; /* the flow hashes of recent connections */
     batch *b;
     worker *w;
     pthread_mutex_t m;
@@ -503,7 +504,7 @@ static void to_packet(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t 
     r->ts = ts_ns;
     r->caplen = caplen;
     r->wirelen = wirelen;
-    r->owner = audit_packet_owner(j->linktype, data, caplen, wirelen, j->n);
+    r->owner = audit_packet_owner(j->owners, j->linktype, data, caplen, wirelen, j->n);
     if (held)
         r->held = data;
     else
@@ -554,7 +555,8 @@ jobs *jobs_new(audit *agg, const audit_out *out, const audit_opts *o, unsigned n
     j->b = calloc(j->nb, sizeof *j->b);
     j->w = calloc(n, sizeof *j->w);
     j->done = calloc(n, sizeof *j->done);
-    int ok = j->b && j->w && j->done;
+    j->owners = audit_owner_cache_new();
+    int ok = j->b && j->w && j->done && j->owners;
     for (int i = 0; i < 2 && ok; i++) {
         gsum *g = &j->g[i];
         ok = (g->cur = calloc(n, sizeof *g->cur)) && (g->pk = calloc(n, sizeof *g->pk)) &&
@@ -681,6 +683,7 @@ void jobs_free(jobs *j)
         free(b->head);
         free(b->tail);
     }
+    audit_owner_cache_free(j->owners);
     for (int i = 0; i < 2; i++) {
         free(j->g[i].cur);
         free(j->g[i].pk);
