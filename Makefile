@@ -381,5 +381,6 @@ golden-audit: $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids
 # mpa-audit --shard K/N and mpa-audit merge: the merged shards of every
 # reference capture equal one run (tests/audit/shard-merge.sh).
 .PHONY: audit-shard
-audit-shard: $(B)/mpa-audit $(B)/mpa-capgen
+audit-shard: $(B)/mpa-audit $(B)/mpa-capgen $(B)/test/flowhash
+	@$(B)/test/flowhash
 	@tests/audit/shard-merge.sh
