@@ -265,9 +265,10 @@ static gboolean find_tcp(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
     int lo = sp->start, hi = sp->start + 60;
     field_info *hl = field_in(tree, hf_tcp_hdr_len, tvb, lo, hi), *st = field_in(tree, hf_tcp_stream, tvb, lo, hi);
     GPtrArray *la = proto_get_finfo_ptr_array(tree, hf_tcp_len), *sa = proto_get_finfo_ptr_array(tree, hf_tcp_stream);
+    int have = tvb_captured_length_remaining(tvb, lo);
     /* TCP added its header length only once it had the fixed header's
      * first 13 octets; the flags are the 14th. */
-    if (!hl || !la || !la->len || tvb_captured_length_remaining(tvb, lo) < 14)
+    if (!hl || !la || !la->len || have < 14)
         return FALSE;
     /* tcp.len and tcp.stream are generated fields: take the last ones. */
     field_info *ln = g_ptr_array_index(la, la->len - 1);
@@ -282,7 +283,6 @@ static gboolean find_tcp(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
     /* The rest is read from the header's octets, where TCP read it: a
      * field the postdissector wants costs a list per field and packet. */
     guint32 hdr = fi_uint(hl);
-    int have = tvb_captured_length_remaining(tvb, lo);
     int n = MIN(have, (int)MIN(hdr, 60u));
     if (n < 14)
         n = 14;
