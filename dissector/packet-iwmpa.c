@@ -187,6 +187,9 @@ static const char *const compat_names[C__COUNT] = {
     "iwarp_rdma.srcstag", "iwarp_rdma.srcto",
 };
 static int hf_compat[C__COUNT];
+/* How each is added (its type, looked up once at handoff). */
+enum { CK_NONE, CK_ITEM, CK_BOOLEAN, CK_UINT, CK_UINT64 };
+static guint8 compat_kind[C__COUNT];
 static iw_pref_bool pref_compat = TRUE;
 
 /* The built-in's field c, hidden, at [off, off+len) of tvb: v is the
@@ -194,34 +197,53 @@ static iw_pref_bool pref_compat = TRUE;
 static void compat(proto_tree *tree, int c, tvbuff_t *tvb, int off, int len, guint64 v)
 {
     int hf = hf_compat[c];
-    if (!tree || hf <= 0 || !pref_in_charge || !pref_compat || !tvb)
+    if (!tree || !compat_kind[c] || !pref_in_charge || !pref_compat || !tvb)
         return;
     if ((guint)off + (guint)len > tvb_captured_length(tvb))
         off = len = 0;
-    header_field_info *h = proto_registrar_get_nth((guint)hf);
     proto_item *pi = NULL;
-    switch (h->type) {
-    case FT_PROTOCOL:
-    case FT_NONE:
-    case FT_BYTES:
+    switch (compat_kind[c]) {
+    case CK_ITEM:
         pi = proto_tree_add_item(tree, hf, tvb, off, len, ENC_NA);
         break;
-    case FT_BOOLEAN:
+    case CK_BOOLEAN:
         pi = proto_tree_add_boolean(tree, hf, tvb, off, len, (guint32)v);
         break;
-    case FT_UINT8:
-    case FT_UINT16:
-    case FT_UINT24:
-    case FT_UINT32:
+    case CK_UINT:
         pi = proto_tree_add_uint(tree, hf, tvb, off, len, (guint32)v);
         break;
-    case FT_UINT64:
+    case CK_UINT64:
         pi = proto_tree_add_uint64(tree, hf, tvb, off, len, v);
         break;
     default:
         break;
     }
     proto_item_set_hidden(pi);
+}
+
+/* The kind of the built-in's field hf (CK_NONE: absent, or of a type
+ * not filled). */
+static guint8 compat_kind_of(int hf)
+{
+    if (hf <= 0)
+        return CK_NONE;
+    switch (proto_registrar_get_nth((guint)hf)->type) {
+    case FT_PROTOCOL:
+    case FT_NONE:
+    case FT_BYTES:
+        return CK_ITEM;
+    case FT_BOOLEAN:
+        return CK_BOOLEAN;
+    case FT_UINT8:
+    case FT_UINT16:
+    case FT_UINT24:
+    case FT_UINT32:
+        return CK_UINT;
+    case FT_UINT64:
+        return CK_UINT64;
+    default:
+        return CK_NONE;
+    }
 }
 
 /* ---- finding the TCP segment --------------------------------------------- */
@@ -1840,8 +1862,10 @@ void proto_reg_handoff_iwmpa(void)
     set_postdissector_wanted_hfids(iwmpa_post_handle, wanted);
     dissector_add_for_decode_as_with_preference("tcp.port", iwmpa_port_handle);
     ulp_heur = find_heur_dissector_list("iwarp_ddp_rdmap");
-    for (unsigned i = 0; i < C__COUNT; i++)
+    for (unsigned i = 0; i < C__COUNT; i++) {
         hf_compat[i] = proto_registrar_get_id_byname(compat_names[i]);
+        compat_kind[i] = compat_kind_of(hf_compat[i]);
+    }
     heur_dissector_add("tcp", heur_iwmpa, "iWARP-MPA startup frames", "iwmpa_tcp", proto_iwmpa,
                        HEURISTIC_ENABLE);
     apply_prefs();
