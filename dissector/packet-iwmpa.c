@@ -390,6 +390,13 @@ static void label_str(iw_label *l, const char *t)
     l->s[l->n] = 0;
 }
 
+/* Whether the text of a line added under tree is made: the tree is
+ * shown (Wireshark formats no text for a tree nobody sees). */
+static gboolean lines_shown(proto_tree *tree)
+{
+    return tree && PTREE_DATA(tree)->visible;
+}
+
 static void label_dec(iw_label *l, uint64_t v)
 {
     char t[21];
@@ -1028,13 +1035,15 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
     tvbuff_t *t = item_tvb(it, pinfo, payload, "Reassembled FPDU");
     /* "FPDU #N, ULPDU L octets[, markers][, CRC good|bad]" */
     iw_label l = {.n = 0};
-    label_str(&l, "FPDU #");
-    label_dec(&l, it->u.fpdu.index + 1);
-    label_str(&l, ", ULPDU ");
-    label_dec(&l, it->u.fpdu.ulpdu_len);
-    label_str(&l, " octets");
-    label_str(&l, it->u.fpdu.n_markers ? ", markers" : "");
-    label_str(&l, it->u.fpdu.crc_checked ? (it->u.fpdu.crc_ok ? ", CRC good" : ", CRC bad") : "");
+    if (lines_shown(tree)) {
+        label_str(&l, "FPDU #");
+        label_dec(&l, it->u.fpdu.index + 1);
+        label_str(&l, ", ULPDU ");
+        label_dec(&l, it->u.fpdu.ulpdu_len);
+        label_str(&l, " octets");
+        label_str(&l, it->u.fpdu.n_markers ? ", markers" : "");
+        label_str(&l, it->u.fpdu.crc_checked ? (it->u.fpdu.crc_ok ? ", CRC good" : ", CRC bad") : "");
+    }
     proto_item *ti = proto_tree_add_none_format(tree, hf_fpdu, t ? t : payload, 0, t ? -1 : 0, "%s", l.s);
     proto_tree *ft = proto_item_add_subtree(ti, ett_fpdu);
     proto_item *x = proto_tree_add_uint(ft, hf_direction, t, 0, 0, it->dir);
@@ -1075,7 +1084,9 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
         /* FPDUPTR counts back from the marker to the FPDU's start: 0 for
          * a marker that stands right before this FPDU's header. */
         iw_label ml = {.n = 0};
-        if (m->buf_off == 0) {
+        if (!lines_shown(ft)) {
+            /* no text */
+        } else if (m->buf_off == 0) {
             label_str(&ml, "Marker before the FPDU header: FPDUPTR ");
             label_dec(&ml, m->fpduptr);
         } else {
@@ -1221,9 +1232,11 @@ static const char *endpoint_str(iw_conv *cv, int k)
 static void draw_conv(proto_tree *tree, tvbuff_t *tvb, iw_conv *cv)
 {
     iw_label l = {.n = 0};
-    label_str(&l, "Connection (tcp.stream ");
-    label_dec(&l, cv->stream);
-    label_str(&l, cv->midstream ? "): captured mid-stream" : ")");
+    if (lines_shown(tree)) {
+        label_str(&l, "Connection (tcp.stream ");
+        label_dec(&l, cv->stream);
+        label_str(&l, cv->midstream ? "): captured mid-stream" : ")");
+    }
     proto_item *ci = proto_tree_add_none_format(tree, hf_conv, tvb, 0, 0, "%s", l.s);
     proto_item_set_generated(ci);
     proto_tree *ct = proto_item_add_subtree(ci, ett_conv);
@@ -1291,6 +1304,8 @@ static void top_summary(proto_item *ti, const iw_frame *fr, const char *mark)
 {
     /* The protocol's name and what follows, set at once (as appending
      * each piece would leave it: cut to what a line holds). */
+    if (!lines_shown(ti))
+        return;
     iw_label l = {.n = 0};
     label_str(&l, IW_LONG_MPA);
     size_t bare = l.n;
