@@ -88,6 +88,7 @@ typedef struct iw_conv {
     uint32_t stream;        /* tcp.stream */
     address addr[2];        /* sender of each direction (file scope copies) */
     uint16_t port[2];
+    const char *endpoint[2]; /* addr:port of each, as shown (file scope; made when first drawn) */
     int is_mpa;
     int midstream;
     int have_frame[2];

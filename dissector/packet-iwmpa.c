@@ -187,6 +187,9 @@ static const char *const compat_names[C__COUNT] = {
     "iwarp_rdma.srcstag", "iwarp_rdma.srcto",
 };
 static int hf_compat[C__COUNT];
+/* How each is added (its type, looked up once at handoff). */
+enum { CK_NONE, CK_ITEM, CK_BOOLEAN, CK_UINT, CK_UINT64 };
+static guint8 compat_kind[C__COUNT];
 static iw_pref_bool pref_compat = TRUE;
 
 /* The built-in's field c, hidden, at [off, off+len) of tvb: v is the
@@ -194,34 +197,53 @@ static iw_pref_bool pref_compat = TRUE;
 static void compat(proto_tree *tree, int c, tvbuff_t *tvb, int off, int len, guint64 v)
 {
     int hf = hf_compat[c];
-    if (!tree || hf <= 0 || !pref_in_charge || !pref_compat || !tvb)
+    if (!tree || !compat_kind[c] || !pref_in_charge || !pref_compat || !tvb)
         return;
     if ((guint)off + (guint)len > tvb_captured_length(tvb))
         off = len = 0;
-    header_field_info *h = proto_registrar_get_nth((guint)hf);
     proto_item *pi = NULL;
-    switch (h->type) {
-    case FT_PROTOCOL:
-    case FT_NONE:
-    case FT_BYTES:
+    switch (compat_kind[c]) {
+    case CK_ITEM:
         pi = proto_tree_add_item(tree, hf, tvb, off, len, ENC_NA);
         break;
-    case FT_BOOLEAN:
+    case CK_BOOLEAN:
         pi = proto_tree_add_boolean(tree, hf, tvb, off, len, (guint32)v);
         break;
-    case FT_UINT8:
-    case FT_UINT16:
-    case FT_UINT24:
-    case FT_UINT32:
+    case CK_UINT:
         pi = proto_tree_add_uint(tree, hf, tvb, off, len, (guint32)v);
         break;
-    case FT_UINT64:
+    case CK_UINT64:
         pi = proto_tree_add_uint64(tree, hf, tvb, off, len, v);
         break;
     default:
         break;
     }
     proto_item_set_hidden(pi);
+}
+
+/* The kind of the built-in's field hf (CK_NONE: absent, or of a type
+ * not filled). */
+static guint8 compat_kind_of(int hf)
+{
+    if (hf <= 0)
+        return CK_NONE;
+    switch (proto_registrar_get_nth((guint)hf)->type) {
+    case FT_PROTOCOL:
+    case FT_NONE:
+    case FT_BYTES:
+        return CK_ITEM;
+    case FT_BOOLEAN:
+        return CK_BOOLEAN;
+    case FT_UINT8:
+    case FT_UINT16:
+    case FT_UINT24:
+    case FT_UINT32:
+        return CK_UINT;
+    case FT_UINT64:
+        return CK_UINT64;
+    default:
+        return CK_NONE;
+    }
 }
 
 /* ---- finding the TCP segment --------------------------------------------- */
@@ -346,6 +368,47 @@ static tvbuff_t *payload_again(packet_info *pinfo, const iw_frame *fr)
 }
 
 /* ---- drawing ----------------------------------------------------------- */
+
+/* A line's text put together without printf, for the lines drawn for
+ * every FPDU, marker and frame: Wireshark formats each line's text when
+ * the item is made (tshark -V, -T fields and the GUI show the tree), and
+ * a format with numbers costs it twice what "%s" of the finished text
+ * does.  The text is kept to what a line holds (ITEM_LABEL_LENGTH - 1
+ * characters, where Wireshark's own formatting would also stop). */
+typedef struct iw_label {
+    char s[ITEM_LABEL_LENGTH];
+    size_t n;
+} iw_label;
+
+static void label_str(iw_label *l, const char *t)
+{
+    size_t k = strlen(t), room = sizeof l->s - 1 - l->n;
+    if (k > room)
+        k = room;
+    memcpy(l->s + l->n, t, k);
+    l->n += k;
+    l->s[l->n] = 0;
+}
+
+/* Whether the text of a line added under tree is made: the tree is
+ * shown (Wireshark formats no text for a tree nobody sees). */
+static gboolean lines_shown(proto_tree *tree)
+{
+    return tree && PTREE_DATA(tree)->visible;
+}
+
+static void label_dec(iw_label *l, uint64_t v)
+{
+    char t[21];
+    size_t k = sizeof t - 1;
+    t[k] = 0;
+    do {
+        t[--k] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    label_str(l, t + k);
+}
+
 
 /* The fields a finding can be about.  While an item (startup frame, FPDU)
  * is drawn, g_anchor[] holds the tree items of its fields; each finding
@@ -743,7 +806,10 @@ static int dissect_iwddp(tvbuff_t *u, packet_info *pinfo, proto_tree *tree, void
     guint avail = c->avail, ulpdu_len = c->ulpdu_len;
     proto_item *di = proto_tree_add_item(tree, proto_iwddp, u, 0, (gint)MIN(d.hdr_len, avail), ENC_NA);
     g_col_layer = MAX(g_col_layer, 1);
-    proto_item_append_text(di, ", %s, %s", d.hdr.tagged ? "tagged" : "untagged", d.hdr.last ? "last" : "not last");
+    /* The protocol's name, then what follows, set at once: an appended
+     * text makes the label from the name first. */
+    proto_item_set_text(di, IW_LONG_DDP ", %s, %s", d.hdr.tagged ? "tagged" : "untagged",
+                        d.hdr.last ? "last" : "not last");
     proto_tree *dt = proto_item_add_subtree(di, ett_ddp);
     if (avail < d.hdr_len) {
         proto_item_append_text(di, " [cut short: the header needs %zu octets, the ULPDU holds %u]", d.hdr_len,
@@ -862,7 +928,7 @@ static int dissect_iwrdmap(tvbuff_t *u, packet_info *pinfo _U_, proto_tree *tree
     wmem_strbuf_t *info = c->info;
     proto_item *ri = proto_tree_add_item(tree, proto_iwrdmap, u, 0, (gint)MIN(d.need_len, avail), ENC_NA);
     g_col_layer = 2;
-    proto_item_append_text(ri, ", %s", val_to_str_const(d.hdr.opcode, opcode_vals, "Reserved"));
+    proto_item_set_text(ri, IW_LONG_RDMAP ", %s", val_to_str_const(d.hdr.opcode, opcode_vals, "Reserved"));
     proto_tree *rt = proto_item_add_subtree(ri, ett_rdmap);
     int at = (int)d.hdr_len;
     if (!d.complete) {
@@ -967,11 +1033,18 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
                       wmem_strbuf_t *info)
 {
     tvbuff_t *t = item_tvb(it, pinfo, payload, "Reassembled FPDU");
-    proto_item *ti = proto_tree_add_none_format(tree, hf_fpdu, t ? t : payload, 0, t ? -1 : 0,
-                                                "FPDU #%" PRIu64 ", ULPDU %u octets%s%s", it->u.fpdu.index + 1,
-                                                it->u.fpdu.ulpdu_len, it->u.fpdu.n_markers ? ", markers" : "",
-                                                it->u.fpdu.crc_checked ? (it->u.fpdu.crc_ok ? ", CRC good" : ", CRC bad")
-                                                                       : "");
+    /* "FPDU #N, ULPDU L octets[, markers][, CRC good|bad]" */
+    iw_label l = {.n = 0};
+    if (lines_shown(tree)) {
+        label_str(&l, "FPDU #");
+        label_dec(&l, it->u.fpdu.index + 1);
+        label_str(&l, ", ULPDU ");
+        label_dec(&l, it->u.fpdu.ulpdu_len);
+        label_str(&l, " octets");
+        label_str(&l, it->u.fpdu.n_markers ? ", markers" : "");
+        label_str(&l, it->u.fpdu.crc_checked ? (it->u.fpdu.crc_ok ? ", CRC good" : ", CRC bad") : "");
+    }
+    proto_item *ti = proto_tree_add_none_format(tree, hf_fpdu, t ? t : payload, 0, t ? -1 : 0, "%s", l.s);
     proto_tree *ft = proto_item_add_subtree(ti, ett_fpdu);
     proto_item *x = proto_tree_add_uint(ft, hf_direction, t, 0, 0, it->dir);
     proto_item_set_generated(x);
@@ -1010,13 +1083,20 @@ static void draw_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tree, t
         const mpa_marker *m = &f.markers[k];
         /* FPDUPTR counts back from the marker to the FPDU's start: 0 for
          * a marker that stands right before this FPDU's header. */
-        proto_item *mi =
-            m->buf_off == 0
-                ? proto_tree_add_none_format(ft, hf_marker, t, 0, MPA_MARKER_LEN,
-                                             "Marker before the FPDU header: FPDUPTR %u", m->fpduptr)
-                : proto_tree_add_none_format(ft, hf_marker, t, (gint)m->buf_off, MPA_MARKER_LEN,
-                                             "Marker in the FPDU: FPDUPTR %u (the FPDU starts %u octets before it)",
-                                             m->fpduptr, m->fpduptr);
+        iw_label ml = {.n = 0};
+        if (!lines_shown(ft)) {
+            /* no text */
+        } else if (m->buf_off == 0) {
+            label_str(&ml, "Marker before the FPDU header: FPDUPTR ");
+            label_dec(&ml, m->fpduptr);
+        } else {
+            label_str(&ml, "Marker in the FPDU: FPDUPTR ");
+            label_dec(&ml, m->fpduptr);
+            label_str(&ml, " (the FPDU starts ");
+            label_dec(&ml, m->fpduptr);
+            label_str(&ml, " octets before it)");
+        }
+        proto_item *mi = proto_tree_add_none_format(ft, hf_marker, t, (gint)m->buf_off, MPA_MARKER_LEN, "%s", ml.s);
         proto_tree *mt = proto_item_add_subtree(mi, ett_marker);
         anchor(A_MARKER, mi);
         proto_tree_add_uint(mt, hf_marker_res, t, (gint)m->buf_off, 2, m->reserved);
@@ -1135,24 +1215,38 @@ static void draw_cut_fpdu(const iw_item *it, packet_info *pinfo, proto_tree *tre
     add_findings(pinfo, ti, fr, it->first_finding, it->n_findings, ft, t);
 }
 
-static void draw_conv(packet_info *pinfo, proto_tree *tree, tvbuff_t *tvb, const iw_conv *cv)
+/* "address:port" of side k of a connection ("[v6]:port" for IPv6), as
+ * the Initiator and Responder fields show it: made once per connection
+ * (every frame of it shows them). */
+static const char *endpoint_str(iw_conv *cv, int k)
 {
-    proto_item *ci = proto_tree_add_none_format(tree, hf_conv, tvb, 0, 0, "Connection (tcp.stream %u)%s", cv->stream,
-                                                cv->midstream ? ": captured mid-stream" : "");
+    if (!cv->endpoint[k]) {
+        char *a = address_to_str(NULL, &cv->addr[k]);
+        cv->endpoint[k] =
+            wmem_strdup_printf(wmem_file_scope(), cv->addr[k].type == AT_IPv6 ? "[%s]:%u" : "%s:%u", a, cv->port[k]);
+        wmem_free(NULL, a);
+    }
+    return cv->endpoint[k];
+}
+
+static void draw_conv(proto_tree *tree, tvbuff_t *tvb, iw_conv *cv)
+{
+    iw_label l = {.n = 0};
+    if (lines_shown(tree)) {
+        label_str(&l, "Connection (tcp.stream ");
+        label_dec(&l, cv->stream);
+        label_str(&l, cv->midstream ? "): captured mid-stream" : ")");
+    }
+    proto_item *ci = proto_tree_add_none_format(tree, hf_conv, tvb, 0, 0, "%s", l.s);
     proto_item_set_generated(ci);
     proto_tree *ct = proto_item_add_subtree(ci, ett_conv);
     int init = cv->role[0] == MPA_ROLE_INITIATOR ? 0 : cv->role[1] == MPA_ROLE_INITIATOR ? 1 : -1;
     if (init >= 0) {
         /* The value is what is shown, so "iwmpa.conv.initiator == ..."
          * matches what the user reads ([v6]:port for IPv6). */
-        for (int k = 0; k < 2; k++) {
-            int side = k ? !init : init;
-            const address *ad = &cv->addr[side];
-            char *a = address_to_str(pinfo->pool, ad);
-            char *v = wmem_strdup_printf(pinfo->pool, ad->type == AT_IPv6 ? "[%s]:%u" : "%s:%u", a,
-                                         cv->port[side]);
-            proto_item_set_generated(proto_tree_add_string(ct, k ? hf_conv_responder : hf_conv_initiator, tvb, 0, 0, v));
-        }
+        for (int k = 0; k < 2; k++)
+            proto_item_set_generated(proto_tree_add_string(ct, k ? hf_conv_responder : hf_conv_initiator, tvb, 0, 0,
+                                                           endpoint_str(cv, k ? !init : init)));
         if (cv->have_frame[init])
             proto_item_set_generated(proto_tree_add_uint(ct, hf_conv_request_frame, tvb, 0, 0, cv->frame_num[init]));
         if (cv->have_frame[!init])
@@ -1208,15 +1302,21 @@ static const char *info_marker(const iw_frame *fr, gboolean term, packet_info *p
  * the Info marker. */
 static void top_summary(proto_item *ti, const iw_frame *fr, const char *mark)
 {
-    const char *sep = ", ";
+    /* The protocol's name and what follows, set at once (as appending
+     * each piece would leave it: cut to what a line holds). */
+    if (!lines_shown(ti))
+        return;
+    iw_label l = {.n = 0};
+    label_str(&l, IW_LONG_MPA);
+    size_t bare = l.n;
     uint64_t first = 0, last = 0;
     unsigned n_fpdu = 0, dir = fr->dir;
     for (unsigned k = 0; k < fr->n_items; k++) {
         const iw_item *it = &fr->items[k];
         switch ((iw_kind)it->kind) {
         case IW_FRAME:
-            proto_item_append_text(ti, "%s%s", sep, mpa_key_kind_name(it->u.frame.fr.kind));
-            sep = ", ";
+            label_str(&l, ", ");
+            label_str(&l, mpa_key_kind_name(it->u.frame.fr.kind));
             break;
         case IW_FPDU:
             if (!n_fpdu++)
@@ -1225,22 +1325,39 @@ static void top_summary(proto_item *ti, const iw_frame *fr, const char *mark)
             dir = it->dir;
             break;
         case IW_DATA:
-            proto_item_append_text(ti, "%s%s", sep, it->u.data.fpdu_cut ? "FPDU cut by the capture" : "not MPA");
+            label_str(&l, it->u.data.fpdu_cut ? ", FPDU cut by the capture" : ", not MPA");
             break;
         case IW_HOLE:
-            proto_item_append_text(ti, "%scapture hole", sep);
+            label_str(&l, ", capture hole");
             break;
         case IW_MODE:
             break;
         }
     }
-    if (n_fpdu == 1)
-        proto_item_append_text(ti, "%sFPDU #%" PRIu64 " (%s)", sep, first + 1, dir_vals[dir & 1].strptr);
-    else if (n_fpdu > 1)
-        proto_item_append_text(ti, "%s%u FPDUs #%" PRIu64 "-#%" PRIu64 " (%s)", sep, n_fpdu, first + 1, last + 1,
-                               dir_vals[dir & 1].strptr);
-    if (mark)
-        proto_item_append_text(ti, " %s", mark);
+    if (n_fpdu) {
+        label_str(&l, ", ");
+        if (n_fpdu > 1) {
+            label_dec(&l, n_fpdu);
+            label_str(&l, " FPDUs ");
+        } else {
+            label_str(&l, "FPDU ");
+        }
+        label_str(&l, "#");
+        label_dec(&l, first + 1);
+        if (n_fpdu > 1) {
+            label_str(&l, "-#");
+            label_dec(&l, last + 1);
+        }
+        label_str(&l, " (");
+        label_str(&l, dir_vals[dir & 1].strptr);
+        label_str(&l, ")");
+    }
+    if (mark) {
+        label_str(&l, " ");
+        label_str(&l, mark);
+    }
+    if (l.n > bare)
+        proto_item_set_text(ti, "%s", l.s);
 }
 
 /* The frame whose first pass was made by the in-layer path (TCP handed
@@ -1308,7 +1425,7 @@ static void render(iw_frame *fr, const iw_seg *seg, tvbuff_t *tvb, packet_info *
     tvbuff_t *anchor = payload ? payload : tvb;
     proto_item *ti = proto_tree_add_item(tree, proto_iwmpa, anchor, 0, payload ? -1 : 0, ENC_NA);
     proto_tree *mt = proto_item_add_subtree(ti, ett_iwmpa);
-    draw_conv(pinfo, mt, anchor, fr->conv);
+    draw_conv(mt, anchor, fr->conv);
     add_findings(pinfo, ti, fr, 0, fr->n_loose, mt, anchor);
     /* The Info column is built only where columns are. */
     wmem_strbuf_t *info = pinfo->cinfo ? wmem_strbuf_new(pinfo->pool, "") : NULL;
@@ -1760,8 +1877,10 @@ void proto_reg_handoff_iwmpa(void)
     set_postdissector_wanted_hfids(iwmpa_post_handle, wanted);
     dissector_add_for_decode_as_with_preference("tcp.port", iwmpa_port_handle);
     ulp_heur = find_heur_dissector_list("iwarp_ddp_rdmap");
-    for (unsigned i = 0; i < C__COUNT; i++)
+    for (unsigned i = 0; i < C__COUNT; i++) {
         hf_compat[i] = proto_registrar_get_id_byname(compat_names[i]);
+        compat_kind[i] = compat_kind_of(hf_compat[i]);
+    }
     heur_dissector_add("tcp", heur_iwmpa, "iWARP-MPA startup frames", "iwmpa_tcp", proto_iwmpa,
                        HEURISTIC_ENABLE);
     apply_prefs();
