@@ -4,7 +4,7 @@
  * clean MPA connections with realistic iWARP traffic, written streaming.
  *
  * Each connection: three-way handshake with MSS 1460 (RFC 9293 3.5), an
- * MPA startup with markers and CRC both ways (RFC 5044 7.1; one in four
+ * MPA startup with markers (unless --no-markers) and CRC both ways (RFC 5044 7.1; one in four
  * enhanced, RFC 6581, with a Send or RDMA Write RTR), then RDMA Writes
  * and Read Responses cut into DDP segments at MULPDU (RFC 5044 4.5, so
  * each FPDU fills at most one 1460-octet segment, markers included),
@@ -81,6 +81,7 @@ typedef struct big {
     uint64_t ts;
     uint8_t *pattern;
     unsigned mulpdu;
+    int no_markers;
     uint64_t fpdus, markers, conns_done, ulpdu_octets, packed_segs;
     uint64_t n_write, n_rreq, n_rresp, n_send, n_enh;
     uint8_t seg[BIG_MSS + 64];
@@ -270,7 +271,7 @@ encode:;
 static size_t build_segment(big *b, bconn *c, int dir)
 {
     bdir *d = &c->d[dir];
-    mpa_fpdu_cfg cfg = {1, 1, d->mark_base};
+    mpa_fpdu_cfg cfg = {!b->no_markers, 1, d->mark_base};
     size_t len = 0;
     unsigned nf = 0;
     for (;;) {
@@ -347,7 +348,8 @@ static void conn_step(big *b, bconn *c)
         mpa_frame_enc f;
         memset(&f, 0, sizeof f);
         f.kind = dir ? MPA_KEY_REP : MPA_KEY_REQ;
-        f.m = f.c = 1;
+        f.m = (uint8_t)!b->no_markers;
+        f.c = 1;
         f.rev = 1;
         f.pd_len_override = -1;
         if (c->enh) {
@@ -442,7 +444,8 @@ int gen_big(const char *path, const big_opts *o)
     if (!b->rng)
         b->rng = 1;
     b->ts = T0_NS;
-    b->mulpdu = mpa_mulpdu(BIG_MSS, 1);
+    b->no_markers = o->no_markers;
+    b->mulpdu = mpa_mulpdu(BIG_MSS, !o->no_markers);
     b->pattern = malloc(PATTERN);
     if (!b->pattern) {
         perror("mpa-capgen: malloc");

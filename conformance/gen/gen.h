@@ -21,6 +21,7 @@ typedef struct big_opts {
     unsigned conns;  /* connections */
     uint64_t seed;
     unsigned active; /* connections open at once */
+    int no_markers;  /* M=0 both ways (default: markers both ways) */
 } big_opts;
 
 /* Writes the large benchmark capture (classic pcap, Ethernet/IPv4) to

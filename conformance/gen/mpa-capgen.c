@@ -26,7 +26,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mpa-capgen [--verify] OUTDIR\n"
-            "       mpa-capgen --big FILE [--bytes N] [--conns N] [--seed N] [--active N]\n"
+            "       mpa-capgen --big FILE [--bytes N] [--conns N] [--seed N] [--active N] [--no-markers]\n"
             "       mpa-capgen --adversarial DIR\n"
             "\n"
             "  OUTDIR        write the reference captures and OUTDIR/MANIFEST.tsv (one line per\n"
@@ -41,6 +41,7 @@ static void usage(FILE *f)
             "  --conns N     connections (default 1000)\n"
             "  --seed N      random seed (default 1); the same seed gives the same file\n"
             "  --active N    connections open at once (default 256)\n"
+            "  --no-markers  every connection without markers (M=0 both ways; default: with)\n"
             "  --adversarial DIR\n"
             "                captures made to break an auditor (floods, lying lengths, sequence\n"
             "                jumps, endless holes, garbage, and ADVERSARIAL.tsv saying what\n"
@@ -74,7 +75,7 @@ int main(int argc, char **argv)
 {
     const char *big = NULL, *outdir = NULL, *adv = NULL;
     int verify = 0, big_opt = 0;
-    big_opts bo = {1ull << 30, 1000, 1, 256};
+    big_opts bo = {1ull << 30, 1000, 1, 256, 0};
     prog_init("mpa-capgen");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -88,6 +89,11 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "--verify")) {
             verify = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-markers")) {
+            bo.no_markers = 1;
+            big_opt = 1;
             continue;
         }
         if (!strcmp(a, "--big") || !strcmp(a, "--adversarial") || !strcmp(a, "--bytes") ||
