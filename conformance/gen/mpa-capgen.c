@@ -154,7 +154,7 @@ int main(int argc, char **argv)
         return gen_big(big, &bo);
     }
     if (big_opt) {
-        fprintf(stderr, "mpa-capgen: --bytes, --conns, --seed and --active go with --big\n");
+        fprintf(stderr, "mpa-capgen: --bytes, --conns, --seed, --active and --no-markers go with --big\n");
         return 2;
     }
     if (!outdir) {
