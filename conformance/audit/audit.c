@@ -508,8 +508,6 @@ static int on_listed_port(const audit *a, uint16_t port)
 
 /* ---- connections ----------------------------------------------------- */
 
-/* FNV-1a, 64 bits (the published offset basis and prime), over octets
- * laid out the same whatever the machine: the shard of a connection. */
 /* Two 16-octet addresses in memcmp's order, without a call: once a
  * packet. */
 static inline uint64_t be64_at(const uint8_t *p)
@@ -528,6 +526,8 @@ static int addr_cmp(const uint8_t a[16], const uint8_t b[16])
     return x < y ? -1 : x > y;
 }
 
+/* FNV-1a, 64 bits (the published offset basis and prime), over octets
+ * laid out the same whatever the machine: the shard of a connection. */
 static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -811,7 +811,10 @@ static int make_key(const pkt *p, key *k)
     return src_side;
 }
 
-static uint64_t key_flow_hash(const key *k);
+static uint64_t key_flow_hash(const key *k)
+{
+    return audit_flow_hash(k->family, k->addr[0], k->port[0], k->addr[1], k->port[1], k->vlan, k->nvlan);
+}
 
 static unsigned key_shard(const key *k, unsigned nshards) { return (unsigned)(key_flow_hash(k) % nshards); }
 
@@ -831,11 +834,6 @@ struct audit_owner_cache {
 audit_owner_cache *audit_owner_cache_new(void) { return calloc(1, sizeof(audit_owner_cache)); }
 
 void audit_owner_cache_free(audit_owner_cache *oc) { free(oc); }
-
-static uint64_t key_flow_hash(const key *k)
-{
-    return audit_flow_hash(k->family, k->addr[0], k->port[0], k->addr[1], k->port[1], k->vlan, k->nvlan);
-}
 
 int audit_packet_owner(audit_owner_cache *oc, int linktype, const uint8_t *data, uint32_t caplen, uint32_t wirelen,
                        unsigned nshards)
