@@ -92,64 +92,27 @@ static const char WHY_AFTER_BAD_KEY[] = "not MPA: the startup key was unknown";
 #define DOUBT_BUF 2048u
 
 typedef struct dirst {
+    /* What every segment and every item of FPDU mode reads comes first,
+     * together: with hundreds of connections open, a packet then finds
+     * its direction's state in a few cache lines (the rest is cold). */
     uint64_t off;         /* octets consumed */
     uint8_t mode;         /* mpa_dir_mode */
     uint8_t sub;          /* startup sub-state */
-    uint8_t role;
-    uint8_t nhdr;
-    uint8_t hdr[MPA_FRAME_HDR_LEN];
-    uint8_t have_frame;   /* a startup frame was received whole */
-    uint8_t improper;     /* ... and it was improperly formatted */
-    uint8_t bad_key;      /* ... its key was unknown */
-    uint8_t rtr_frame;    /* the frame being read is a 2007 RtR frame */
     uint8_t peek;         /* looking for a 2007 RtR frame at FPDU start */
     uint8_t npeek;
-    uint8_t peekb[MPA_KEY_LEN];
-    uint64_t frame_off;
-    mpa_frame fr;         /* header of the startup frame (pd = NULL) */
-    uint32_t pd_seen;
-    uint8_t pd[MPA_STREAM_PD_KEEP];
-
-    /* FPDU mode */
     uint8_t markers, crc;
     uint8_t probe;        /* PROBE_*: after a reject or a bad key, FPDUs or not? */
     uint8_t sh_on;        /* shadow parse with the other marker setting */
     uint8_t terminated, trm_last_done;
-    uint8_t term_close;   /* a TERMINATE was sent on an RDMAP Stream: a graceful close is due */
-    uint8_t align_done, early_done, close_done;
-    uint8_t end_rst;      /* this direction ended with a RST */
     uint8_t first_fpdu_ok;
-    uint8_t mulpdu_done;  /* FPDUs over MULPDU named (once per direction) */
-    uint8_t ver_done;     /* VER_*: DDP/RDMAP versions named (once per direction) */
-    uint8_t rv_first;     /* 1 + the first valid RV (0 or 1) seen; 0: none yet */
-    uint64_t mode_off;
-    uint64_t nfpdu;
-    mpa_ddp_hdr hist[HIST_N]; /* the last segment headers sent, ring */
-    uint16_t hist_len[HIST_N]; /* ... and their ULPDU_Length */
-    uint8_t hist_pos;
-    uint32_t rr_stag[RQ_N][2]; /* sink and source STag of the last Read Requests sent, ring */
-    uint8_t rr_pos;
-    uint64_t nrr;
-    read_q rq;              /* this direction's open Read Requests */
-    uint8_t qrk_zero_done, qrk_stag0_done;
-    fpdu_rx rx;
-    fpdu_rx sh;
-    mkmodel mk;           /* how the sender writes markers (mkmodel.h) */
     /* The framing is in doubt (no cascades): since doubt_off a CRC or a
      * marker disagreed with the lengths; strikes counts bad CRCs since. */
     uint8_t doubt, strikes;
-    uint64_t doubt_off;
     uint8_t doubt_mk;     /* a marker of the FPDU being read disagreed */
-    uint8_t mk_said;      /* markers were found wrong where the lengths held:
-                             said once, not again for every marker */
     uint8_t fpdu_seen;    /* the receive machine completed an FPDU (judged,
                              unjudged or skipped with the framing lost) */
-    uint8_t unjudged;     /* FPDUs of this direction went unjudged or were
-                             skipped (framing in doubt or lost): what it
-                             sent is not fully known */
     uint8_t mk_unsure;    /* a hole came before the marker form was settled:
                              marker rules rest on lost octets */
-    uint8_t h_lost;       /* hunting because the framing was lost */
     /* In doubt after a bad CRC, the hunt (h) reads every octet after the
      * bad FPDU alongside the lengths (along_start): past a ULPDU_Length
      * corrupted downwards the next length is payload, perhaps longer
@@ -162,57 +125,97 @@ typedef struct dirst {
      * framing in doubt, hdr_doubt is 1 + the well-formed ones since;
      * hdr_seen: the FPDU being read had its header checked. */
     uint8_t hdr_ok, hdr_doubt, hdr_seen;
-    /* The octets read since the first bad CRC of the doubt: if the next
-     * FPDU fails too, the hunt reads them again (FPDUs whose start a
-     * wrong length hid are found there). */
+    /* The octets read since the first bad CRC of the doubt (dbuf, below):
+     * if the next FPDU fails too, the hunt reads them again (FPDUs whose
+     * start a wrong length hid are found there). */
     uint8_t dbuf_on, dbuf_full;
-    uint32_t dbuf_n;
-    uint64_t dbuf_off;
-    uint8_t dbuf[DOUBT_BUF];
-    /* The last octets read in FPDU mode or while hunting stay in the
-     * hunt's ring (h.ring, indexed by offset): hist_n of them, ending at
-     * hist_end.  A bad CRC searches the octets of its FPDU there for the
-     * FPDUs a ULPDU_Length corrupted upwards swallowed (inner_chain). */
-    uint64_t hist_end;
-    uint32_t hist_n;
-    uint64_t replay_to;   /* replaying up to here: markers shown already */
-    uint64_t doubt_fpdu;  /* start of the doubt's first bad FPDU (dbuf_on) */
-    uint64_t inner_from;  /* framing_doubt found FPDUs from here (3) */
-    uint64_t inner_due;   /* in doubt: look again when this octet is in */
+    uint8_t align_done, align_pend;
+    uint8_t term_close;   /* a TERMINATE was sent on an RDMAP Stream: a graceful close is due */
+    uint8_t mulpdu_done;  /* FPDUs over MULPDU named (once per direction) */
+    uint8_t ver_done;     /* VER_*: DDP/RDMAP versions named (once per direction) */
+    uint8_t rv_first;     /* 1 + the first valid RV (0 or 1) seen; 0: none yet */
+    uint8_t h_ms_note;          /* the mid-stream start is still to be reported */
     /* TCP segment starts not counted yet: they count once an FPDU is
      * judged (its framing held), and never when the framing is lost (no
      * alignment figure from misframed octets); the first misaligned one
      * is remembered for MPA-FPD-ALIGN. */
     uint32_t pend_seg, pend_aligned, align_into;
-    uint8_t align_pend;
     uint64_t align_off;
+    /* The last octets read in FPDU mode or while hunting stay in the
+     * hunt's ring (h.ring, indexed by offset): hist_n of them, ending at
+     * hist_end.  A bad CRC searches the octets of its FPDU there for the
+     * FPDUs a ULPDU_Length corrupted upwards swallowed (inner_chain). */
+    uint32_t hist_n;
+    uint64_t hist_end;
+    uint64_t replay_to;   /* replaying up to here: markers shown already */
+    uint64_t inner_due;   /* in doubt: look again when this octet is in */
+    uint64_t mode_off;
+    uint64_t nfpdu;
+    /* What the capture lost of this direction (mpa_stream_gap): rules
+     * that rest on these octets are not judged. */
+    uint64_t lost_from, lost_end; /* the first lost octet, and the end of the last hole */
+    mpa_dir_stats st;
+    fpdu_rx rx;
+    mkmodel mk;           /* how the sender writes markers (mkmodel.h) */
+    mpa_ddp_hdr hist[HIST_N]; /* the last segment headers sent, ring */
+    uint16_t hist_len[HIST_N]; /* ... and their ULPDU_Length */
+    uint8_t hist_pos;
+    seq_st seq;                   /* DDP sequencing of what this side sends */
+
+    /* Startup */
+    uint8_t role;
+    uint8_t nhdr;
+    uint8_t hdr[MPA_FRAME_HDR_LEN];
+    uint8_t have_frame;   /* a startup frame was received whole */
+    uint8_t improper;     /* ... and it was improperly formatted */
+    uint8_t bad_key;      /* ... its key was unknown */
+    uint8_t rtr_frame;    /* the frame being read is a 2007 RtR frame */
+    uint8_t peekb[MPA_KEY_LEN];
+    uint64_t frame_off;
+    mpa_frame fr;         /* header of the startup frame (pd = NULL) */
+    uint32_t pd_seen;
+    uint8_t pd[MPA_STREAM_PD_KEEP];
+
+    /* FPDU mode, less often */
+    uint8_t early_done, close_done;
+    uint8_t end_rst;      /* this direction ended with a RST */
+    uint32_t rr_stag[RQ_N][2]; /* sink and source STag of the last Read Requests sent, ring */
+    uint8_t rr_pos;
+    uint64_t nrr;
+    read_q rq;              /* this direction's open Read Requests */
+    uint8_t qrk_zero_done, qrk_stag0_done;
+    fpdu_rx sh;
+    uint64_t doubt_off;
+    uint8_t mk_said;      /* markers were found wrong where the lengths held:
+                             said once, not again for every marker */
+    uint8_t unjudged;     /* FPDUs of this direction went unjudged or were
+                             skipped (framing in doubt or lost): what it
+                             sent is not fully known */
+    uint8_t h_lost;       /* hunting because the framing was lost */
+    uint32_t dbuf_n;
+    uint64_t dbuf_off;
+    uint8_t dbuf[DOUBT_BUF];
+    uint64_t doubt_fpdu;  /* start of the doubt's first bad FPDU (dbuf_on) */
+    uint64_t inner_from;  /* framing_doubt found FPDUs from here (3) */
 
     /* MPA_MODE_HUNT (mpa_stream_gap, mid-stream start): hunt.h decides */
-    uint8_t h_ms_note;          /* the mid-stream start is still to be reported */
     uint8_t pd_lost;            /* private data octets fell in a hole */
     uint32_t pd_valid;          /* private data octets before the first lost one */
     uint64_t h_off;             /* first skipped octet not yet reported */
     uint64_t h_from;            /* where the hunt began */
     hunt h;
 
-    /* What the capture lost of this direction (mpa_stream_gap): rules
-     * that rest on these octets are not judged. */
-    uint64_t lost_from, lost_end; /* the first lost octet, and the end of the last hole */
     atomicq aq;                   /* this side's Atomic Requests not yet answered */
-    seq_st seq;                   /* DDP sequencing of what this side sends */
 
     /* octets not decoded as MPA, waiting to be reported */
     uint64_t data_len, data_off;
     const char *data_why;
-
-    mpa_dir_stats st;
 } dirst;
 
 struct mpa_stream {
     mpa_stream_cfg cfg;
     mpa_event_fn fn;
     void *user;
-    dirst d[2];
     int8_t init_dir;        /* direction of the Initiator, -1 unknown */
     uint8_t negotiated;     /* both frames known: framing settled */
     uint8_t rejected;
@@ -226,6 +229,7 @@ struct mpa_stream {
     uint8_t finished;       /* mpa_stream_finish was called */
     uint8_t startup_lost;   /* a startup frame fell in a capture hole */
     uint8_t midstream;      /* the capture began after the startup */
+    dirst d[2];             /* after the flags above, which every FPDU reads */
     uint8_t not_judged[(MPA_F__COUNT + 7) / 8]; /* rules said not judged (once each) */
     char msg[256];
 };
