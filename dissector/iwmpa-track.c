@@ -71,6 +71,13 @@ typedef struct cur {
 } cur;
 
 static GHashTable *g_conns; /* tcp.stream -> conn */
+/* What the first pass kept, in frame order (frames[k]->num grows with k):
+ * the file's frames that have something to show. */
+static struct {
+    iw_frame **at;
+    guint n, cap, hint;
+} g_frames;
+static void frames_reset(void);
 static cur g_cur;
 static mc_shared g_sh;      /* memory shared by all connections */
 
@@ -133,12 +140,16 @@ static void on_event(void *user, const mpa_event *ev)
         it.len = (uint32_t)(ev->u.frame.frame.frame_len < UINT32_MAX ? ev->u.frame.frame.frame_len : UINT32_MAX);
         if (!it.len) /* an unknown key: its 20-octet header is what was read */
             it.len = MPA_FRAME_HDR_LEN;
-        it.u.frame.fr = ev->u.frame.frame;
-        it.u.frame.fr.pd = NULL;
+        {
+            mpa_frame *kept = wmem_new(wmem_file_scope(), mpa_frame);
+            *kept = ev->u.frame.frame;
+            kept->pd = NULL;
+            it.u.frame.fr = kept;
+        }
         it.u.frame.role = ev->u.frame.role;
         if (!cv->have_frame[ev->dir]) {
             cv->have_frame[ev->dir] = 1;
-            cv->frame[ev->dir] = it.u.frame.fr;
+            cv->frame[ev->dir] = *it.u.frame.fr;
             cv->frame_num[ev->dir] = g_cur.num;
         }
         if (ev->u.frame.role != MPA_ROLE_UNKNOWN)
@@ -153,11 +164,11 @@ static void on_event(void *user, const mpa_event *ev)
         /* Numbered by the plugin along the direction: libmpa's count starts
          * again where the framing is found again (after a mode change, a
          * resync), which would number two FPDUs of one frame alike. */
-        it.u.fpdu.index = cv->n_fpdu[ev->dir]++;
+        it.u.fpdu.index = (uint32_t)cv->n_fpdu[ev->dir]++;
         it.u.fpdu.ulpdu_len = f->ulpdu_len;
         it.u.fpdu.pad_len = f->pad_len;
         it.u.fpdu.n_markers = f->n_markers;
-        it.u.fpdu.markers = (uint8_t)cv->markers[ev->dir];
+        it.u.fpdu.markers = cv->markers[ev->dir] != 0;
         cv->mark_base[ev->dir] = ev->seq - f->marker_phase;
         it.u.fpdu.crc_checked = f->crc != MPA_CRC_NOT_CHECKED;
         it.u.fpdu.crc_ok = f->crc_wire == f->crc_calc;
@@ -378,6 +389,7 @@ static void conn_free(gpointer p)
 void iw_track_init(void)
 {
     g_conns = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, conn_free);
+    frames_reset();
     memset(&g_sh, 0, sizeof g_sh);
     g_sh.budget.cap = (size_t)256 << 20;
     g_sh.cap_desc = "the plugin's 256 MiB";
@@ -389,6 +401,7 @@ void iw_track_cleanup(void)
     if (g_conns)
         g_hash_table_destroy(g_conns);
     g_conns = NULL;
+    frames_reset();
 }
 
 static conn *conn_get(const iw_seg *seg, int forced, int *fresh)
@@ -421,25 +434,70 @@ static conn *conn_get(const iw_seg *seg, int forced, int *fresh)
     return c;
 }
 
+/* ---- the frames kept -------------------------------------------------- */
+
+static void frames_reset(void)
+{
+    g_free(g_frames.at);
+    memset(&g_frames, 0, sizeof g_frames);
+}
+
+/* Frames come in order on the first pass; one record a frame (a second
+ * one for the same frame, which the callers never make, is not kept: the
+ * first is the one found, as p_get_proto_data() would). */
+static void frames_add(iw_frame *fr)
+{
+    if (g_frames.n && g_frames.at[g_frames.n - 1]->num >= fr->num)
+        return;
+    if (g_frames.n == g_frames.cap) {
+        g_frames.cap = g_frames.cap ? g_frames.cap * 2 : 1024;
+        g_frames.at = g_renew(iw_frame *, g_frames.at, g_frames.cap);
+    }
+    g_frames.at[g_frames.n++] = fr;
+}
+
+iw_frame *iw_frame_get(uint32_t num)
+{
+    /* The passes after the first go in order too, mostly: the one after
+     * the last found is tried first. */
+    guint h = g_frames.hint;
+    if (h < g_frames.n && g_frames.at[h]->num == num)
+        return g_frames.at[g_frames.hint++];
+    guint lo = 0, hi = g_frames.n;
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (g_frames.at[mid]->num < num)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < g_frames.n && g_frames.at[lo]->num == num) {
+        g_frames.hint = lo + 1;
+        return g_frames.at[lo];
+    }
+    return NULL;
+}
+
 /* Findings go to the item of this frame that holds their octet, the
  * others (a rule about the connection, an octet of another frame) to the
  * protocol item: they are put first, n_loose of them. */
-static iw_frame *finish_frame(conn *c, const iw_seg *seg, int dir, uint32_t held)
+static iw_frame *finish_frame(conn *c, uint32_t num, int dir, uint32_t held)
 {
     if (!g_cur.items->len && !g_cur.findings->len && !held)
         return NULL;
-    iw_frame *fr = wmem_new0(wmem_file_scope(), iw_frame);
+    guint n_items = MIN(g_cur.items->len, 65535u);
+    guint nf = MIN(g_cur.findings->len, 65535u);
+    /* One allocation: the frame, its items, its findings. */
+    iw_frame *fr = wmem_alloc(wmem_file_scope(), sizeof(iw_frame) + n_items * sizeof(iw_item) + nf * sizeof(iw_finding));
+    memset(fr, 0, sizeof *fr);
+    fr->num = num;
     fr->held = held;
     fr->conv = c->conv;
-    fr->stream = seg->stream;
     fr->dir = (uint8_t)dir;
-    fr->seg_off = g_cur.seg_off;
-    fr->seg_len = g_cur.seg_len;
-    fr->n_items = (uint16_t)MIN(g_cur.items->len, 65535u);
-    fr->items = wmem_memdup(wmem_file_scope(), g_cur.items->data, fr->n_items * sizeof(iw_item));
-    guint nf = MIN(g_cur.findings->len, 65535u);
+    fr->n_items = (uint16_t)n_items;
+    memcpy(fr->items, g_cur.items->data, n_items * sizeof(iw_item));
     fr->n_findings = (uint16_t)nf;
-    fr->findings = wmem_alloc(wmem_file_scope(), nf * sizeof(iw_finding) + 1);
+    fr->findings = (iw_finding *)(void *)(fr->items + n_items);
     const iw_finding *all = (const iw_finding *)(void *)g_cur.findings->data;
     int *owner = g_new(int, nf + 1);
     for (guint i = 0; i < nf; i++) {
@@ -537,7 +595,9 @@ iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, in
     uint32_t held = 0;
     if (st == MC_MPA && g_cur.have_seg && g_cur.seg_len && c->hist_end[dir] > c->used_end[dir])
         held = (uint32_t)MIN(c->hist_end[dir] - c->used_end[dir], (uint64_t)UINT32_MAX);
-    iw_frame *fr = st == MC_MPA || g_cur.items->len ? finish_frame(c, seg, dir, held) : NULL;
+    iw_frame *fr = st == MC_MPA || g_cur.items->len ? finish_frame(c, num, dir, held) : NULL;
+    if (fr)
+        frames_add(fr);
     if (over || st == MC_IGNORED)
         conn_release(c);
     return fr;

@@ -563,7 +563,7 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
                        const iw_frame *fr, wmem_strbuf_t *info)
 {
     tvbuff_t *t = item_tvb(it, pinfo, payload, "Reassembled MPA startup frame");
-    const mpa_frame *f = &it->u.frame.fr;
+    const mpa_frame *f = it->u.frame.fr;
     mpa_role role = f->kind == MPA_KEY_UNKNOWN ? sender_role(it, fr) : it->u.frame.role;
     char sum[256];
     if (f->kind == MPA_KEY_UNKNOWN) {
@@ -1316,7 +1316,7 @@ static void top_summary(proto_item *ti, const iw_frame *fr, const char *mark)
         switch ((iw_kind)it->kind) {
         case IW_FRAME:
             label_str(&l, ", ");
-            label_str(&l, mpa_key_kind_name(it->u.frame.fr.kind));
+            label_str(&l, mpa_key_kind_name(it->u.frame.fr->kind));
             break;
         case IW_FPDU:
             if (!n_fpdu++)
@@ -1382,7 +1382,6 @@ static iw_frame *first_pass(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
         fr->pay_src = (int16_t)src;
         fr->pay_off = seg->payload_off;
         fr->pay_len = src >= 0 ? seg->payload_len : 0;
-        p_add_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0, fr);
     }
     if (first_seen && pref_in_charge) {
         /* A connection opens (its SYN), or its first frame in the
@@ -1519,7 +1518,7 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
             return 0; /* done by the in-layer path */
         fr = first_pass(pinfo, tree, &seg);
     } else {
-        fr = p_get_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0);
+        fr = iw_frame_get(pinfo->num);
         if (fr && fr->in_layer)
             return 0;
     }
@@ -1549,7 +1548,7 @@ static int dissect_iwmpa_layer(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
         if (fr)
             fr->in_layer = 1;
     } else {
-        fr = p_get_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0);
+        fr = iw_frame_get(pinfo->num);
         if (fr && !fr->in_layer)
             return tvb_captured_length(tvb);
     }
@@ -1582,7 +1581,7 @@ static iw_heur_ret heur_iwmpa(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
             return FALSE;
         fr->in_layer = 1;
     } else {
-        fr = p_get_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0);
+        fr = iw_frame_get(pinfo->num);
         if (!fr || !fr->in_layer)
             return FALSE;
     }
