@@ -39,6 +39,21 @@ typedef struct iw_finding {
     const char *msg;        /* file scope */
 } iw_finding;
 
+/* What an FPDU item says of its FPDU (iw_item's u.fpdu). */
+typedef struct iw_fpdu {
+    uint32_t index;
+    uint16_t ulpdu_len;
+    uint8_t pad_len, n_markers;
+    uint8_t rtr;          /* mpa_rtr_kind */
+    uint8_t term_quirk;   /* a TERMINATE: mpa_term_quirk, and */
+    mpa_term_ctl term_read; /* its fields as libmpa read them */
+    uint8_t markers : 1, crc_checked : 1, crc_ok : 1, negotiated_rtr : 1;
+    uint8_t is_term : 1;  /* a TERMINATE (RDMAP opcode 7, decoded) */
+    uint16_t mphase;      /* (seq - marker base) mod 512, when markers */
+    mpa_marker_form mform; /* how the sender writes them (libmpa found) */
+    uint32_t crc_wire, crc_calc;
+} iw_fpdu;
+
 /* One item of a frame.  The first pass keeps one for each FPDU of the
  * capture (most frames hold one), so it is kept small: 80 octets, the
  * rare startup frame's decoded header kept apart (u.frame.fr). */
@@ -54,19 +69,7 @@ typedef struct iw_item {
             const mpa_frame *fr; /* file scope; fr->pd is NULL (decoded again from the octets) */
             mpa_role role;
         } frame;
-        struct {
-            uint32_t index;
-            uint16_t ulpdu_len;
-            uint8_t pad_len, n_markers;
-            uint8_t rtr;          /* mpa_rtr_kind */
-            uint8_t term_quirk;   /* a TERMINATE: mpa_term_quirk, and */
-            mpa_term_ctl term_read; /* its fields as libmpa read them */
-            uint8_t markers : 1, crc_checked : 1, crc_ok : 1, negotiated_rtr : 1;
-            uint8_t is_term : 1;  /* a TERMINATE (RDMAP opcode 7, decoded) */
-            uint16_t mphase;      /* (seq - marker base) mod 512, when markers */
-            mpa_marker_form mform; /* how the sender writes them (libmpa found) */
-            uint32_t crc_wire, crc_calc;
-        } fpdu;
+        iw_fpdu fpdu;
         struct {
             const char *why;      /* static (libmpa) */
             uint64_t len;
@@ -110,10 +113,11 @@ typedef struct iw_conv {
 } iw_conv;
 
 /* Everything of one frame, in one allocation: the items follow it, then
- * the findings (iw_frame_get() finds it by frame number). */
+ * the findings.  What iw_track() returns is the frame's own copy; the
+ * first pass keeps it with iw_frame_keep() and the later passes get it
+ * back with iw_frame_get(). */
 typedef struct iw_frame {
     iw_conv *conv;
-    iw_finding *findings;   /* after the items */
     uint32_t num;           /* the frame's number */
     uint32_t held;          /* octets of dir delivered but not decoded yet, after this frame */
     /* Where the payload was on the first pass, for the passes after it
@@ -127,8 +131,14 @@ typedef struct iw_frame {
     uint16_t n_loose;       /* findings not on an item of this frame (first n_loose) */
     uint8_t dir;            /* direction of this frame's segment */
     uint8_t in_layer;       /* drawn by TCP's call (dissect_iwmpa_layer), not the postdissector */
-    iw_item items[];
+    iw_item items[];        /* then the findings (iw_findings()) */
 } iw_frame;
+
+/* The findings of a frame, after its items. */
+static inline const iw_finding *iw_findings(const iw_frame *fr)
+{
+    return (const iw_finding *)(const void *)(fr->items + fr->n_items);
+}
 
 /* The settings track works with (from the preferences). */
 typedef struct iw_prefs {
@@ -156,16 +166,25 @@ void iw_track_init(void);
 void iw_track_cleanup(void);
 
 /* First pass: follow seg (frame number num) and return what happened in
- * this frame (NULL when it is not an MPA connection's). forced: the
+ * this frame (NULL when it is not an MPA connection's), allocated in
+ * scope (the packet's pool: iw_frame_keep() keeps it for the file). forced: the
  * connection was given to iwmpa with Decode As.  *became_mpa is set in
  * the frame where the connection turned out to speak MPA, *first_seen in
  * the first frame of its TCP connection (tcp.stream) that is followed. */
 iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, int forced, int *became_mpa,
-                   int *first_seen);
+                   int *first_seen, wmem_allocator_t *scope);
 
-/* What the first pass kept of frame num (NULL: nothing).  An index of
- * its own rather than p_add_proto_data(): 8 octets a frame, not 56. */
-iw_frame *iw_frame_get(uint32_t num);
+/* Keeps fr (from iw_track(), its pay_* and in_layer set) for the passes
+ * after the first, in file scope.  The common frame (one FPDU, all in
+ * the frame's payload, nothing else) is kept in 64 octets rather than
+ * 120.  Frames are kept in the order of their numbers. */
+void iw_frame_keep(const iw_frame *fr);
+
+/* What the first pass kept of frame num, as a whole iw_frame allocated
+ * in scope (the packet's pool), or NULL: nothing.  The frames are found
+ * in an index of their own rather than with p_add_proto_data(): 8
+ * octets a frame, not 56. */
+iw_frame *iw_frame_get(uint32_t num, wmem_allocator_t *scope);
 
 /* The tap "iwmpa" (iwmpa-tap.c): each frame drawn queues its iw_frame
  * (what the first pass kept) for the statistics -z iwmpa,conv and

@@ -479,7 +479,7 @@ static void add_findings(packet_info *pinfo, proto_item *pi, const iw_frame *fr,
                          proto_tree *tree, tvbuff_t *tvb)
 {
     for (unsigned i = first; i < first + n && i < fr->n_findings; i++) {
-        const iw_finding *f = &fr->findings[i];
+        const iw_finding *f = &iw_findings(fr)[i];
         const mpa_rule *r = mpa_rule_get(f->id);
         if (!r)
             continue;
@@ -1284,7 +1284,7 @@ static const char *info_marker(const iw_frame *fr, gboolean term, packet_info *p
 {
     const mpa_rule *worst = NULL;
     for (unsigned i = 0; i < fr->n_findings; i++) {
-        const mpa_rule *r = mpa_rule_get(fr->findings[i].id);
+        const mpa_rule *r = mpa_rule_get(iw_findings(fr)[i].id);
         if (r && (!worst || r->severity > worst->severity))
             worst = r;
     }
@@ -1365,8 +1365,9 @@ static void top_summary(proto_item *ti, const iw_frame *fr, const char *mark)
 static guint32 g_layer_num;
 
 /* First pass: follow the frame's TCP segment and keep what happened in
- * it.  *seg gets the segment (seg->payload_len 0 when none). */
-static iw_frame *first_pass(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
+ * it.  *seg gets the segment (seg->payload_len 0 when none).  in_layer:
+ * drawn by TCP's call, not the postdissector. */
+static iw_frame *first_pass(packet_info *pinfo, proto_tree *tree, iw_seg *seg, int in_layer)
 {
     seg->payload_len = 0;
     if (!find_tcp(pinfo, tree, seg))
@@ -1376,12 +1377,14 @@ static iw_frame *first_pass(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
     conversation_t *conv = decode_as_used ? find_conversation_pinfo(pinfo, 0) : NULL;
     int forced = conv && conversation_get_proto_data(conv, proto_iwmpa) != NULL;
     int became_mpa, first_seen;
-    iw_frame *fr = iw_track(seg, pinfo->num, &g_prefs, forced, &became_mpa, &first_seen);
+    iw_frame *fr = iw_track(seg, pinfo->num, &g_prefs, forced, &became_mpa, &first_seen, pinfo->pool);
     if (fr) {
         int src = seg->payload_len ? data_src_index(pinfo, seg->tvb) : -1;
         fr->pay_src = (int16_t)src;
         fr->pay_off = seg->payload_off;
         fr->pay_len = src >= 0 ? seg->payload_len : 0;
+        fr->in_layer = (uint8_t)in_layer;
+        iw_frame_keep(fr);
     }
     if (first_seen && pref_in_charge) {
         /* A connection opens (its SYN), or its first frame in the
@@ -1516,9 +1519,9 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     if (!PINFO_FD_VISITED(pinfo)) {
         if (g_layer_num == pinfo->num)
             return 0; /* done by the in-layer path */
-        fr = first_pass(pinfo, tree, &seg);
+        fr = first_pass(pinfo, tree, &seg, 0);
     } else {
-        fr = iw_frame_get(pinfo->num);
+        fr = iw_frame_get(pinfo->num, pinfo->pool);
         if (fr && fr->in_layer)
             return 0;
     }
@@ -1544,11 +1547,9 @@ static int dissect_iwmpa_layer(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
         if (g_layer_num == pinfo->num)
             return tvb_captured_length(tvb); /* a second payload in the frame: the postdissector's */
         g_layer_num = pinfo->num;
-        fr = first_pass(pinfo, tree, &seg);
-        if (fr)
-            fr->in_layer = 1;
+        fr = first_pass(pinfo, tree, &seg, 1);
     } else {
-        fr = iw_frame_get(pinfo->num);
+        fr = iw_frame_get(pinfo->num, pinfo->pool);
         if (fr && !fr->in_layer)
             return tvb_captured_length(tvb);
     }
@@ -1576,12 +1577,11 @@ static iw_heur_ret heur_iwmpa(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         if (g_layer_num == pinfo->num)
             return FALSE;
         g_layer_num = pinfo->num;
-        fr = first_pass(pinfo, tree, &seg);
+        fr = first_pass(pinfo, tree, &seg, 1);
         if (!fr)
             return FALSE;
-        fr->in_layer = 1;
     } else {
-        fr = iw_frame_get(pinfo->num);
+        fr = iw_frame_get(pinfo->num, pinfo->pool);
         if (!fr || !fr->in_layer)
             return FALSE;
     }
