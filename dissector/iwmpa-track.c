@@ -84,6 +84,7 @@ typedef struct iw_short {
     uint16_t pay_off;
     uint8_t dir, in_layer;
 } iw_short;
+G_STATIC_ASSERT(sizeof(iw_short) <= 64);
 
 /* What the first pass kept, in frame order (the frame numbers grow with
  * k): the file's frames that have something to show.  An entry is an
