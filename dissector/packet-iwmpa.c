@@ -32,7 +32,6 @@
 #include <epan/expert.h>
 #include <epan/packet.h>
 #include <epan/prefs.h>
-#include <epan/proto_data.h>
 #include <epan/conversation.h>
 #include <epan/to_str.h>
 #include <epan/show_exception.h>
