@@ -287,7 +287,7 @@ static tap_packet_status conv_packet(void *tapdata, packet_info *pinfo, epan_dis
         add_uint(t, row, CV_TERM, it->u.fpdu.is_term);
     }
     for (unsigned k = 0; k < fr->n_findings; k++) {
-        const mpa_rule *r = mpa_rule_get(fr->findings[k].id);
+        const mpa_rule *r = mpa_rule_get(iw_findings(fr)[k].id);
         if (!r)
             continue;
         add_uint(t, row, !strcmp(r->level, "MUST") ? CV_MUST : !strcmp(r->level, "SHOULD") ? CV_SHOULD : CV_NOTE, 1);
@@ -303,7 +303,7 @@ static tap_packet_status find_packet(void *tapdata, packet_info *pinfo, epan_dis
     if (!fr || !fr->n_findings || !t || seen(&find_st, pinfo))
         return TAP_PACKET_DONT_REDRAW;
     for (unsigned k = 0; k < fr->n_findings; k++) {
-        mpa_finding_id id = fr->findings[k].id;
+        mpa_finding_id id = iw_findings(fr)[k].id;
         const mpa_rule *r = mpa_rule_get(id);
         if (!r)
             continue;

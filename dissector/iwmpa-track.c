@@ -50,7 +50,7 @@ typedef struct conn {
     struct carried {
         uint64_t off;
         uint32_t len, frame;
-    } carried[2][CARRIED];
+    } *carried[2];              /* CARRIED each, while the connection is open */
     unsigned ncarried[2];
     int announced;              /* the caller was told it is MPA */
     /* the stream offset of each direction up to which the delivered
@@ -71,6 +71,29 @@ typedef struct cur {
 } cur;
 
 static GHashTable *g_conns; /* tcp.stream -> conn */
+/* The common frame as the first pass keeps it (iw_frame_keep()): one
+ * FPDU, all of it in the frame's payload (which starts it, in the frame's
+ * own octets), no finding, nothing held.  64 octets, where the whole
+ * iw_frame takes 120; iw_frame_get() makes the whole one again. */
+typedef struct iw_short {
+    iw_conv *conv;              /* conv and num where iw_frame has them */
+    uint32_t num, seq;
+    uint64_t off;
+    iw_fpdu fpdu;
+    uint32_t len;
+    uint16_t pay_off;
+    uint8_t dir, in_layer;
+} iw_short;
+G_STATIC_ASSERT(sizeof(iw_short) <= 64);
+
+/* What the first pass kept, in frame order (the frame numbers grow with
+ * k): the file's frames that have something to show.  An entry is an
+ * iw_frame, or an iw_short with its lowest bit set. */
+static struct {
+    guintptr *at;
+    guint n, cap, hint;
+} g_frames;
+static void frames_reset(void);
 static cur g_cur;
 static mc_shared g_sh;      /* memory shared by all connections */
 
@@ -133,12 +156,16 @@ static void on_event(void *user, const mpa_event *ev)
         it.len = (uint32_t)(ev->u.frame.frame.frame_len < UINT32_MAX ? ev->u.frame.frame.frame_len : UINT32_MAX);
         if (!it.len) /* an unknown key: its 20-octet header is what was read */
             it.len = MPA_FRAME_HDR_LEN;
-        it.u.frame.fr = ev->u.frame.frame;
-        it.u.frame.fr.pd = NULL;
+        {
+            mpa_frame *kept = wmem_new(wmem_file_scope(), mpa_frame);
+            *kept = ev->u.frame.frame;
+            kept->pd = NULL;
+            it.u.frame.fr = kept;
+        }
         it.u.frame.role = ev->u.frame.role;
         if (!cv->have_frame[ev->dir]) {
             cv->have_frame[ev->dir] = 1;
-            cv->frame[ev->dir] = it.u.frame.fr;
+            cv->frame[ev->dir] = *it.u.frame.fr;
             cv->frame_num[ev->dir] = g_cur.num;
         }
         if (ev->u.frame.role != MPA_ROLE_UNKNOWN)
@@ -153,11 +180,11 @@ static void on_event(void *user, const mpa_event *ev)
         /* Numbered by the plugin along the direction: libmpa's count starts
          * again where the framing is found again (after a mode change, a
          * resync), which would number two FPDUs of one frame alike. */
-        it.u.fpdu.index = cv->n_fpdu[ev->dir]++;
+        it.u.fpdu.index = (uint32_t)cv->n_fpdu[ev->dir]++;
         it.u.fpdu.ulpdu_len = f->ulpdu_len;
         it.u.fpdu.pad_len = f->pad_len;
         it.u.fpdu.n_markers = f->n_markers;
-        it.u.fpdu.markers = (uint8_t)cv->markers[ev->dir];
+        it.u.fpdu.markers = cv->markers[ev->dir] != 0;
         cv->mark_base[ev->dir] = ev->seq - f->marker_phase;
         it.u.fpdu.crc_checked = f->crc != MPA_CRC_NOT_CHECKED;
         it.u.fpdu.crc_ok = f->crc_wire == f->crc_calc;
@@ -260,6 +287,8 @@ static void on_data(void *user, int dir, uint64_t off, const uint8_t *p, uint32_
 {
     conn *c = user;
     hist_put(c, dir, off, p, len);
+    if (!c->carried[dir])
+        return;
     struct carried *k = &c->carried[dir][c->ncarried[dir]++ % CARRIED];
     k->off = off;
     k->len = len;
@@ -269,7 +298,7 @@ static void on_data(void *user, int dir, uint64_t off, const uint8_t *p, uint32_
 /* The frame that carried octet off of dir, or the frame being followed. */
 static uint32_t carrier(const conn *c, int dir, uint64_t off)
 {
-    unsigned n = c->ncarried[dir] < CARRIED ? c->ncarried[dir] : CARRIED;
+    unsigned n = !c->carried[dir] ? 0 : c->ncarried[dir] < CARRIED ? c->ncarried[dir] : CARRIED;
     for (unsigned i = 0; i < n; i++) {
         const struct carried *k = &c->carried[dir][(c->ncarried[dir] - 1 - i) % CARRIED];
         if (off >= k->off && off < k->off + k->len)
@@ -366,6 +395,10 @@ static void conn_release(conn *c)
     }
     mc_free(c->mc);
     c->mc = NULL;
+    for (int dir = 0; dir < 2; dir++) {
+        g_free(c->carried[dir]);
+        c->carried[dir] = NULL;
+    }
 }
 
 static void conn_free(gpointer p)
@@ -378,6 +411,7 @@ static void conn_free(gpointer p)
 void iw_track_init(void)
 {
     g_conns = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, conn_free);
+    frames_reset();
     memset(&g_sh, 0, sizeof g_sh);
     g_sh.budget.cap = (size_t)256 << 20;
     g_sh.cap_desc = "the plugin's 256 MiB";
@@ -389,6 +423,7 @@ void iw_track_cleanup(void)
     if (g_conns)
         g_hash_table_destroy(g_conns);
     g_conns = NULL;
+    frames_reset();
 }
 
 static conn *conn_get(const iw_seg *seg, int forced, int *fresh)
@@ -414,6 +449,8 @@ static conn *conn_get(const iw_seg *seg, int forced, int *fresh)
     c->conv->port[0] = client_is_src ? seg->sport : seg->dport;
     c->conv->port[1] = client_is_src ? seg->dport : seg->sport;
     c->forced = forced;
+    for (int dir = 0; dir < 2; dir++)
+        c->carried[dir] = g_new(struct carried, CARRIED);
     mc_cfg cfg = conn_cfg(c);
     mc_hooks h = {c, on_event, on_note, on_data, on_gap, NULL, on_starting};
     c->mc = mc_new(&cfg, &h, &g_sh);
@@ -421,25 +458,130 @@ static conn *conn_get(const iw_seg *seg, int forced, int *fresh)
     return c;
 }
 
+/* ---- the frames kept -------------------------------------------------- */
+
+static void frames_reset(void)
+{
+    g_free(g_frames.at);
+    memset(&g_frames, 0, sizeof g_frames);
+}
+
+static uint32_t kept_num(guintptr e)
+{
+    return e & 1 ? ((const iw_short *)(e & ~(guintptr)1))->num : ((const iw_frame *)e)->num;
+}
+
+/* Frames come in order on the first pass; one record a frame (a second
+ * one for the same frame, which the callers never make, is not kept: the
+ * first is the one found, as p_get_proto_data() would). */
+static void frames_add(uint32_t num, guintptr e)
+{
+    if (g_frames.n && kept_num(g_frames.at[g_frames.n - 1]) >= num)
+        return;
+    if (g_frames.n == g_frames.cap) {
+        g_frames.cap = g_frames.cap ? g_frames.cap * 2 : 1024;
+        g_frames.at = g_renew(guintptr, g_frames.at, g_frames.cap);
+    }
+    g_frames.at[g_frames.n++] = e;
+}
+
+void iw_frame_keep(const iw_frame *fr)
+{
+    const iw_item *it = fr->items;
+    if (fr->n_items == 1 && !fr->n_findings && !fr->held && fr->pay_src == 0 && fr->pay_off >= 0 &&
+        fr->pay_off <= 65535 && it->kind == IW_FPDU && it->dir == fr->dir && it->in_frame == 0 && !it->bytes &&
+        it->bytes_len == it->len && it->len == fr->pay_len && it->first_frame == fr->num) {
+        iw_short *sh = wmem_new(wmem_file_scope(), iw_short);
+        sh->conv = fr->conv;
+        sh->num = fr->num;
+        sh->seq = it->seq;
+        sh->off = it->off;
+        sh->fpdu = it->u.fpdu;
+        sh->len = it->len;
+        sh->pay_off = (uint16_t)fr->pay_off;
+        sh->dir = fr->dir;
+        sh->in_layer = fr->in_layer;
+        frames_add(fr->num, (guintptr)sh | 1);
+        return;
+    }
+    size_t size = sizeof(iw_frame) + fr->n_items * sizeof(iw_item) + fr->n_findings * sizeof(iw_finding);
+    frames_add(fr->num, (guintptr)wmem_memdup(wmem_file_scope(), fr, size));
+}
+
+/* The whole frame of a short one. */
+static iw_frame *unpack(const iw_short *sh, wmem_allocator_t *scope)
+{
+    iw_frame *fr = wmem_alloc0(scope, sizeof(iw_frame) + sizeof(iw_item));
+    fr->conv = sh->conv;
+    fr->num = sh->num;
+    fr->pay_off = sh->pay_off;
+    fr->pay_len = sh->len;
+    fr->pay_src = 0;
+    fr->n_items = 1;
+    fr->dir = sh->dir;
+    fr->in_layer = sh->in_layer;
+    iw_item *it = fr->items;
+    it->off = sh->off;
+    it->u.fpdu = sh->fpdu;
+    it->len = sh->len;
+    it->in_frame = 0;
+    it->bytes_len = sh->len;
+    it->first_frame = sh->num;
+    it->seq = sh->seq;
+    it->kind = IW_FPDU;
+    it->dir = sh->dir;
+    return fr;
+}
+
+static iw_frame *kept_frame(guintptr e, wmem_allocator_t *scope)
+{
+    return e & 1 ? unpack((const iw_short *)(e & ~(guintptr)1), scope) : (iw_frame *)e;
+}
+
+iw_frame *iw_frame_get(uint32_t num, wmem_allocator_t *scope)
+{
+    /* The passes after the first go in order too, mostly: the one after
+     * the last found is tried first. */
+    guint h = g_frames.hint;
+    if (h < g_frames.n && kept_num(g_frames.at[h]) == num) {
+        g_frames.hint = h + 1;
+        return kept_frame(g_frames.at[h], scope);
+    }
+    guint lo = 0, hi = g_frames.n;
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (kept_num(g_frames.at[mid]) < num)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < g_frames.n && kept_num(g_frames.at[lo]) == num) {
+        g_frames.hint = lo + 1;
+        return kept_frame(g_frames.at[lo], scope);
+    }
+    return NULL;
+}
+
 /* Findings go to the item of this frame that holds their octet, the
  * others (a rule about the connection, an octet of another frame) to the
  * protocol item: they are put first, n_loose of them. */
-static iw_frame *finish_frame(conn *c, const iw_seg *seg, int dir, uint32_t held)
+static iw_frame *finish_frame(conn *c, uint32_t num, int dir, uint32_t held, wmem_allocator_t *scope)
 {
     if (!g_cur.items->len && !g_cur.findings->len && !held)
         return NULL;
-    iw_frame *fr = wmem_new0(wmem_file_scope(), iw_frame);
+    guint n_items = MIN(g_cur.items->len, 65535u);
+    guint nf = MIN(g_cur.findings->len, 65535u);
+    /* One allocation: the frame, its items, its findings. */
+    iw_frame *fr = wmem_alloc(scope, sizeof(iw_frame) + n_items * sizeof(iw_item) + nf * sizeof(iw_finding));
+    memset(fr, 0, sizeof *fr);
+    fr->num = num;
     fr->held = held;
     fr->conv = c->conv;
-    fr->stream = seg->stream;
     fr->dir = (uint8_t)dir;
-    fr->seg_off = g_cur.seg_off;
-    fr->seg_len = g_cur.seg_len;
-    fr->n_items = (uint16_t)MIN(g_cur.items->len, 65535u);
-    fr->items = wmem_memdup(wmem_file_scope(), g_cur.items->data, fr->n_items * sizeof(iw_item));
-    guint nf = MIN(g_cur.findings->len, 65535u);
+    fr->n_items = (uint16_t)n_items;
+    memcpy(fr->items, g_cur.items->data, n_items * sizeof(iw_item));
     fr->n_findings = (uint16_t)nf;
-    fr->findings = wmem_alloc(wmem_file_scope(), nf * sizeof(iw_finding) + 1);
+    iw_finding *fs = (iw_finding *)(void *)(fr->items + n_items);
     const iw_finding *all = (const iw_finding *)(void *)g_cur.findings->data;
     int *owner = g_new(int, nf + 1);
     for (guint i = 0; i < nf; i++) {
@@ -457,13 +599,13 @@ static iw_frame *finish_frame(conn *c, const iw_seg *seg, int dir, uint32_t held
     guint n = 0;
     for (guint i = 0; i < nf; i++)
         if (owner[i] < 0)
-            fr->findings[n++] = all[i];
+            fs[n++] = all[i];
     fr->n_loose = (uint16_t)n;
     for (int k = 0; k < fr->n_items; k++) {
         fr->items[k].first_finding = (uint16_t)n;
         for (guint i = 0; i < nf; i++)
             if (owner[i] == k)
-                fr->findings[n++] = all[i];
+                fs[n++] = all[i];
         fr->items[k].n_findings = (uint16_t)(n - fr->items[k].first_finding);
     }
     g_free(owner);
@@ -471,7 +613,7 @@ static iw_frame *finish_frame(conn *c, const iw_seg *seg, int dir, uint32_t held
 }
 
 iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, int forced, int *became_mpa,
-                   int *first_seen)
+                   int *first_seen, wmem_allocator_t *scope)
 {
     *became_mpa = 0;
     if (!g_conns)
@@ -537,7 +679,7 @@ iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, in
     uint32_t held = 0;
     if (st == MC_MPA && g_cur.have_seg && g_cur.seg_len && c->hist_end[dir] > c->used_end[dir])
         held = (uint32_t)MIN(c->hist_end[dir] - c->used_end[dir], (uint64_t)UINT32_MAX);
-    iw_frame *fr = st == MC_MPA || g_cur.items->len ? finish_frame(c, seg, dir, held) : NULL;
+    iw_frame *fr = st == MC_MPA || g_cur.items->len ? finish_frame(c, num, dir, held, scope) : NULL;
     if (over || st == MC_IGNORED)
         conn_release(c);
     return fr;

@@ -39,37 +39,37 @@ typedef struct iw_finding {
     const char *msg;        /* file scope */
 } iw_finding;
 
+/* What an FPDU item says of its FPDU (iw_item's u.fpdu). */
+typedef struct iw_fpdu {
+    uint32_t index;
+    uint16_t ulpdu_len;
+    uint8_t pad_len, n_markers;
+    uint8_t rtr;          /* mpa_rtr_kind */
+    uint8_t term_quirk;   /* a TERMINATE: mpa_term_quirk, and */
+    mpa_term_ctl term_read; /* its fields as libmpa read them */
+    uint8_t markers : 1, crc_checked : 1, crc_ok : 1, negotiated_rtr : 1;
+    uint8_t is_term : 1;  /* a TERMINATE (RDMAP opcode 7, decoded) */
+    uint16_t mphase;      /* (seq - marker base) mod 512, when markers */
+    mpa_marker_form mform; /* how the sender writes them (libmpa found) */
+    uint32_t crc_wire, crc_calc;
+} iw_fpdu;
+
+/* One item of a frame.  The first pass keeps one for each FPDU of the
+ * capture (most frames hold one), so it is kept small: 80 octets, the
+ * rare startup frame's decoded header kept apart (u.frame.fr). */
 typedef struct iw_item {
-    uint8_t kind;           /* iw_kind */
-    uint8_t dir;            /* 0 client->server, 1 server->client */
     uint64_t off;           /* stream offset of its first octet */
-    uint32_t len;           /* octets on the wire (markers included) */
     /* Where the octets are: in this frame's TCP payload at in_frame
      * (>= 0), or a copy (bytes), or nowhere (-1, NULL).  bytes_len says
      * how many are there: fewer than len when the item claimed more than
      * was sent or kept. */
-    int32_t in_frame;
     const uint8_t *bytes;
-    uint32_t bytes_len;
-    uint32_t first_frame;   /* the frame that carried its first octet */
-    uint32_t seq;           /* sequence number of its first octet */
     union {
         struct {
-            mpa_frame fr;   /* fr.pd is NULL (decoded again from the octets) */
+            const mpa_frame *fr; /* file scope; fr->pd is NULL (decoded again from the octets) */
             mpa_role role;
         } frame;
-        struct {
-            uint64_t index;
-            uint16_t ulpdu_len;
-            uint8_t pad_len, n_markers, markers, crc_checked, crc_ok;
-            uint8_t rtr, negotiated_rtr;
-            uint8_t is_term;      /* a TERMINATE (RDMAP opcode 7, decoded) */
-            uint8_t term_quirk;   /* a TERMINATE: mpa_term_quirk, and */
-            mpa_term_ctl term_read; /* its fields as libmpa read them */
-            uint16_t mphase;      /* (seq - marker base) mod 512, when markers */
-            mpa_marker_form mform; /* how the sender writes them (libmpa found) */
-            uint32_t crc_wire, crc_calc;
-        } fpdu;
+        iw_fpdu fpdu;
         struct {
             const char *why;      /* static (libmpa) */
             uint64_t len;
@@ -80,7 +80,14 @@ typedef struct iw_item {
             const char *why;      /* static (libmpa) */
         } mode;
     } u;
+    uint32_t len;           /* octets on the wire (markers included) */
+    int32_t in_frame;
+    uint32_t bytes_len;
+    uint32_t first_frame;   /* the frame that carried its first octet */
+    uint32_t seq;           /* sequence number of its first octet */
     uint16_t first_finding, n_findings; /* into the frame's findings */
+    uint8_t kind;           /* iw_kind */
+    uint8_t dir;            /* 0 client->server, 1 server->client */
 } iw_item;
 
 /* What the connection negotiated (for the summary on every FPDU). */
@@ -105,27 +112,33 @@ typedef struct iw_conv {
     mpa_rtr_kind rtr;
 } iw_conv;
 
-/* Everything of one frame (p_add_proto_data(..., proto_iwmpa, 0)). */
+/* Everything of one frame, in one allocation: the items follow it, then
+ * the findings.  What iw_track() returns is the frame's own copy; the
+ * first pass keeps it with iw_frame_keep() and the later passes get it
+ * back with iw_frame_get(). */
 typedef struct iw_frame {
     iw_conv *conv;
-    uint32_t stream;
-    uint8_t dir;            /* direction of this frame's segment */
-    uint64_t seg_off;       /* stream offset of this frame's TCP payload */
-    uint32_t seg_len;
-    uint16_t n_items, n_findings;
-    iw_item *items;
-    iw_finding *findings;
-    uint16_t n_loose;       /* findings not on an item of this frame (first n_loose) */
+    uint32_t num;           /* the frame's number */
+    uint32_t held;          /* octets of dir delivered but not decoded yet, after this frame */
     /* Where the payload was on the first pass, for the passes after it
      * (the TCP fields are primed for the postdissector on the first pass
      * only): the index of its data source in pinfo->data_src (0 is the
      * frame, higher ones reassembled IP) and its place there. */
-    uint32_t held;          /* octets of dir delivered but not decoded yet, after this frame */
-    int16_t pay_src;        /* -1: no payload */
-    int pay_off;
+    int32_t pay_off;
     uint32_t pay_len;
+    int16_t pay_src;        /* -1: no payload */
+    uint16_t n_items, n_findings;
+    uint16_t n_loose;       /* findings not on an item of this frame (first n_loose) */
+    uint8_t dir;            /* direction of this frame's segment */
     uint8_t in_layer;       /* drawn by TCP's call (dissect_iwmpa_layer), not the postdissector */
+    iw_item items[];        /* then the findings (iw_findings()) */
 } iw_frame;
+
+/* The findings of a frame, after its items. */
+static inline const iw_finding *iw_findings(const iw_frame *fr)
+{
+    return (const iw_finding *)(const void *)(fr->items + fr->n_items);
+}
 
 /* The settings track works with (from the preferences). */
 typedef struct iw_prefs {
@@ -153,12 +166,25 @@ void iw_track_init(void);
 void iw_track_cleanup(void);
 
 /* First pass: follow seg (frame number num) and return what happened in
- * this frame (NULL when it is not an MPA connection's). forced: the
+ * this frame (NULL when it is not an MPA connection's), allocated in
+ * scope (the packet's pool: iw_frame_keep() keeps it for the file). forced: the
  * connection was given to iwmpa with Decode As.  *became_mpa is set in
  * the frame where the connection turned out to speak MPA, *first_seen in
  * the first frame of its TCP connection (tcp.stream) that is followed. */
 iw_frame *iw_track(const iw_seg *seg, uint32_t num, const iw_prefs *settings, int forced, int *became_mpa,
-                   int *first_seen);
+                   int *first_seen, wmem_allocator_t *scope);
+
+/* Keeps fr (from iw_track(), its pay_* and in_layer set) for the passes
+ * after the first, in file scope.  The common frame (one FPDU, all in
+ * the frame's payload, nothing else) is kept in 64 octets rather than
+ * 120.  Frames are kept in the order of their numbers. */
+void iw_frame_keep(const iw_frame *fr);
+
+/* What the first pass kept of frame num, as a whole iw_frame allocated
+ * in scope (the packet's pool), or NULL: nothing.  The frames are found
+ * in an index of their own rather than with p_add_proto_data(): 8
+ * octets a frame, not 56. */
+iw_frame *iw_frame_get(uint32_t num, wmem_allocator_t *scope);
 
 /* The tap "iwmpa" (iwmpa-tap.c): each frame drawn queues its iw_frame
  * (what the first pass kept) for the statistics -z iwmpa,conv and

@@ -32,7 +32,6 @@
 #include <epan/expert.h>
 #include <epan/packet.h>
 #include <epan/prefs.h>
-#include <epan/proto_data.h>
 #include <epan/conversation.h>
 #include <epan/to_str.h>
 #include <epan/show_exception.h>
@@ -479,7 +478,7 @@ static void add_findings(packet_info *pinfo, proto_item *pi, const iw_frame *fr,
                          proto_tree *tree, tvbuff_t *tvb)
 {
     for (unsigned i = first; i < first + n && i < fr->n_findings; i++) {
-        const iw_finding *f = &fr->findings[i];
+        const iw_finding *f = &iw_findings(fr)[i];
         const mpa_rule *r = mpa_rule_get(f->id);
         if (!r)
             continue;
@@ -563,7 +562,7 @@ static void draw_frame(const iw_item *it, packet_info *pinfo, proto_tree *tree, 
                        const iw_frame *fr, wmem_strbuf_t *info)
 {
     tvbuff_t *t = item_tvb(it, pinfo, payload, "Reassembled MPA startup frame");
-    const mpa_frame *f = &it->u.frame.fr;
+    const mpa_frame *f = it->u.frame.fr;
     mpa_role role = f->kind == MPA_KEY_UNKNOWN ? sender_role(it, fr) : it->u.frame.role;
     char sum[256];
     if (f->kind == MPA_KEY_UNKNOWN) {
@@ -1284,7 +1283,7 @@ static const char *info_marker(const iw_frame *fr, gboolean term, packet_info *p
 {
     const mpa_rule *worst = NULL;
     for (unsigned i = 0; i < fr->n_findings; i++) {
-        const mpa_rule *r = mpa_rule_get(fr->findings[i].id);
+        const mpa_rule *r = mpa_rule_get(iw_findings(fr)[i].id);
         if (r && (!worst || r->severity > worst->severity))
             worst = r;
     }
@@ -1316,7 +1315,7 @@ static void top_summary(proto_item *ti, const iw_frame *fr, const char *mark)
         switch ((iw_kind)it->kind) {
         case IW_FRAME:
             label_str(&l, ", ");
-            label_str(&l, mpa_key_kind_name(it->u.frame.fr.kind));
+            label_str(&l, mpa_key_kind_name(it->u.frame.fr->kind));
             break;
         case IW_FPDU:
             if (!n_fpdu++)
@@ -1365,8 +1364,9 @@ static void top_summary(proto_item *ti, const iw_frame *fr, const char *mark)
 static guint32 g_layer_num;
 
 /* First pass: follow the frame's TCP segment and keep what happened in
- * it.  *seg gets the segment (seg->payload_len 0 when none). */
-static iw_frame *first_pass(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
+ * it.  *seg gets the segment (seg->payload_len 0 when none).  in_layer:
+ * drawn by TCP's call, not the postdissector. */
+static iw_frame *first_pass(packet_info *pinfo, proto_tree *tree, iw_seg *seg, int in_layer)
 {
     seg->payload_len = 0;
     if (!find_tcp(pinfo, tree, seg))
@@ -1376,13 +1376,14 @@ static iw_frame *first_pass(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
     conversation_t *conv = decode_as_used ? find_conversation_pinfo(pinfo, 0) : NULL;
     int forced = conv && conversation_get_proto_data(conv, proto_iwmpa) != NULL;
     int became_mpa, first_seen;
-    iw_frame *fr = iw_track(seg, pinfo->num, &g_prefs, forced, &became_mpa, &first_seen);
+    iw_frame *fr = iw_track(seg, pinfo->num, &g_prefs, forced, &became_mpa, &first_seen, pinfo->pool);
     if (fr) {
         int src = seg->payload_len ? data_src_index(pinfo, seg->tvb) : -1;
         fr->pay_src = (int16_t)src;
         fr->pay_off = seg->payload_off;
         fr->pay_len = src >= 0 ? seg->payload_len : 0;
-        p_add_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0, fr);
+        fr->in_layer = (uint8_t)in_layer;
+        iw_frame_keep(fr);
     }
     if (first_seen && pref_in_charge) {
         /* A connection opens (its SYN), or its first frame in the
@@ -1517,9 +1518,9 @@ static int dissect_iwmpa_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     if (!PINFO_FD_VISITED(pinfo)) {
         if (g_layer_num == pinfo->num)
             return 0; /* done by the in-layer path */
-        fr = first_pass(pinfo, tree, &seg);
+        fr = first_pass(pinfo, tree, &seg, 0);
     } else {
-        fr = p_get_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0);
+        fr = iw_frame_get(pinfo->num, pinfo->pool);
         if (fr && fr->in_layer)
             return 0;
     }
@@ -1545,11 +1546,9 @@ static int dissect_iwmpa_layer(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
         if (g_layer_num == pinfo->num)
             return tvb_captured_length(tvb); /* a second payload in the frame: the postdissector's */
         g_layer_num = pinfo->num;
-        fr = first_pass(pinfo, tree, &seg);
-        if (fr)
-            fr->in_layer = 1;
+        fr = first_pass(pinfo, tree, &seg, 1);
     } else {
-        fr = p_get_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0);
+        fr = iw_frame_get(pinfo->num, pinfo->pool);
         if (fr && !fr->in_layer)
             return tvb_captured_length(tvb);
     }
@@ -1577,12 +1576,11 @@ static iw_heur_ret heur_iwmpa(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         if (g_layer_num == pinfo->num)
             return FALSE;
         g_layer_num = pinfo->num;
-        fr = first_pass(pinfo, tree, &seg);
+        fr = first_pass(pinfo, tree, &seg, 1);
         if (!fr)
             return FALSE;
-        fr->in_layer = 1;
     } else {
-        fr = p_get_proto_data(wmem_file_scope(), pinfo, proto_iwmpa, 0);
+        fr = iw_frame_get(pinfo->num, pinfo->pool);
         if (!fr || !fr->in_layer)
             return FALSE;
     }
