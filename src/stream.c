@@ -32,7 +32,9 @@ enum sub { SS_HDR = 0, SS_PD, SS_HOLD };
 
 /* The RDMA Read Requests a direction sent that are not answered yet
  * (RFC 5040 5.2.2: answered in order).  Bounded: Requests past RQ_N are
- * counted, and the Responses that answer them are not judged. */
+ * counted, and the Responses that answer them are not judged; while any
+ * are counted, later Requests are counted too (they are answered after
+ * them), and the queue takes Requests again once they are all answered. */
 #define RQ_N 8
 typedef struct read_q {
     struct {
@@ -1344,7 +1346,7 @@ static void read_req_sent(S *s, int dir, uint64_t off, const mpa_rdma_read_req *
     d->rr_pos = (uint8_t)((d->rr_pos + 1) % RQ_N);
     d->nrr++;
     read_q *q = &d->rq;
-    if (q->n == RQ_N) {
+    if (q->n == RQ_N || q->dropped) {
         q->dropped++;
         check_read_ord(s, dir, off, rtr);
         return;

@@ -140,6 +140,61 @@ static void test_read_ord(void)
     expect("after a hole", &s, MPA_F_RDMAP_READ_ORD, 0);
 }
 
+/* A Read Request of its own sink STag k, and its Response. */
+static void rreq_k(cs_scen *s, int dir, uint32_t msn, uint32_t k)
+{
+    mpa_ddp d = cs_ul_untagged(MPA_RDMAP_READ_REQUEST, 1, msn);
+    d.u.rreq.sink_stag = 0x1000 + k;
+    d.u.rreq.sink_to = 0x2000;
+    d.u.rreq.size = 16;
+    d.u.rreq.src_stag = 0x3000;
+    d.u.rreq.src_to = 0x4000;
+    cs_fpdu(s, dir, ul, cs_ul_build(&d, 0, ul, sizeof ul));
+}
+
+static void rresp_k(cs_scen *s, int dir, uint32_t k)
+{
+    mpa_ddp d = cs_ul_tagged(MPA_RDMAP_READ_RESPONSE, 0x1000 + k, 0x2000);
+    d.hdr.last = 1;
+    cs_fpdu(s, dir, ul, cs_ul_build(&d, 16, ul, sizeof ul));
+}
+
+/* RFC 5040 5.2.2 with more Requests open than the engine's queue holds
+ * (8), and new Requests sent while the oldest are answered: each
+ * Response still matched to its own Request, never to a later one. */
+static void test_read_pipeline(void)
+{
+    for (int wrong = 0; wrong < 2; wrong++) {
+        cs_scen s;
+        uint32_t msn = 1, sent = 0, answered = 0;
+        start(&s, 16, 16, 16, 16);
+        while (sent < 10)
+            rreq_k(&s, 0, msn++, sent++);
+        for (unsigned round = 0; round < 12; round++) {
+            rresp_k(&s, 1, answered++);
+            rreq_k(&s, 0, msn++, sent++);
+        }
+        while (answered < sent)
+            rresp_k(&s, 1, answered++);
+        if (wrong) { /* the queue still judges once the backlog is gone */
+            rreq_k(&s, 0, msn++, 100);
+            rresp_k(&s, 1, 101);
+        }
+        cs_close_both(&s);
+        for (int mode = 0; mode < 2; mode++) {
+            cs_split sp = {mode, 0, 0};
+            cs_log l = cs_run(&s, sp);
+            T_CHECK(l.count[MPA_F_RDMAP_READ_MATCH] == (unsigned)wrong,
+                    "pipelined past the queue%s (split %d): %u READ-MATCH, expected %d", wrong ? ", then a wrong one" : "",
+                    mode, l.count[MPA_F_RDMAP_READ_MATCH], wrong);
+            T_CHECK(l.count[MPA_F_RDMAP_READ_ORD] == 0, "pipelined past the queue (split %d): %u READ-ORD", mode,
+                    l.count[MPA_F_RDMAP_READ_ORD]);
+            cs_log_free(&l);
+        }
+        cs_free(&s);
+    }
+}
+
 /* RFC 6581 9.1: with Initiator ORD 0 the Responder may set IRD 1 for the
  * zero-length read RTR: the RTR counts against that IRD only. */
 static void test_read_rtr(void)
@@ -411,6 +466,7 @@ int main(void)
     t_name = "rdmap_rules";
     test_read_ord();
     test_read_rtr();
+    test_read_pipeline();
     test_atomic_align();
     test_atomic_answer();
     test_hdrct();
