@@ -34,8 +34,10 @@ VERSION_DEF := -DMPA_VERSION='"$(VERSION)"'
 PCFLAGS = $(CSTD) $(WARN) $(WERROR) -D_DEFAULT_SOURCE $(CPPFLAGS) $(CFLAGS)
 # libmpa: libc only, no feature macros.
 ALLCFLAGS = $(CSTD) $(WARN) $(WERROR) $(VERSION_DEF) -Iinclude -Isrc -fPIC $(CPPFLAGS) $(CFLAGS)
+# The sanitizer builds also check the engine's lazily written ring
+# against a copy made at once (MPA_RING_CHECK, src/stream.c).
 TESTCFLAGS := $(CSTD) $(WARN) -Werror -O1 -g -Iinclude -Isrc -Itests -D_DEFAULT_SOURCE $(VERSION_DEF) \
-              -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+              -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -DMPA_RING_CHECK
 
 # Where make install puts things.
 PREFIX     ?= /usr/local

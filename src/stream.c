@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fpdu_rx.h"
@@ -146,9 +147,17 @@ typedef struct dirst {
     /* The last octets read in FPDU mode or while hunting stay in the
      * hunt's ring (h.ring, indexed by offset): hist_n of them, ending at
      * hist_end.  A bad CRC searches the octets of its FPDU there for the
-     * FPDUs a ULPDU_Length corrupted upwards swallowed (inner_chain). */
+     * FPDUs a ULPDU_Length corrupted upwards swallowed (inner_chain).
+     * In FPDU mode they are copied there lazily (ring_sync, ring_keep):
+     * lz_n octets at lz_off are still only in the caller's buffer, lz_p. */
     uint32_t hist_n;
     uint64_t hist_end;
+    const uint8_t *lz_p;
+    uint64_t lz_off;
+    size_t lz_n;
+#ifdef MPA_RING_CHECK
+    uint8_t ck[HUNT_RING]; /* every octet the ring holds, copied at once */
+#endif
     uint64_t replay_to;   /* replaying up to here: markers shown already */
     uint64_t inner_due;   /* in doubt: look again when this octet is in */
     uint64_t mode_off;
@@ -1945,15 +1954,107 @@ static void hist_note(dirst *d, uint64_t off, size_t n)
     }
 }
 
-static void hist_put(dirst *d, uint64_t off, const uint8_t *p, size_t n)
+/* n octets at offset off into ring: the last HUNT_RING of them, in at
+ * most two copies (the ring wraps). */
+static void ring_write(uint8_t *ring, uint64_t off, const uint8_t *p, size_t n)
 {
-    /* The last HUNT_RING octets, in at most two copies (the ring wraps). */
     size_t k = n > HUNT_RING ? n - HUNT_RING : 0;
     size_t at = (size_t)((off + k) & (HUNT_RING - 1)), m = n - k;
     size_t first = m < HUNT_RING - at ? m : HUNT_RING - at;
-    rx_copy(d->h.ring + at, p + k, first);
-    rx_copy(d->h.ring, p + k + first, m - first);
+    rx_copy(ring + at, p + k, first);
+    rx_copy(ring, p + k + first, m - first);
+}
+
+/*
+ * The ring is written lazily.  Every octet read in FPDU mode goes into
+ * it (hist_put), but most are never read from it: only a bad CRC, a
+ * doubt and a resync look back.  So hist_put notes the run it is given
+ * in the caller's buffer (merged with the one before when they follow
+ * each other), and the octets are copied when the ring is read or
+ * written otherwise (ring_sync, before any such use), or when the feed
+ * call that lent the buffer returns (ring_keep).
+ */
+static void ring_sync(dirst *d)
+{
+    if (!d->lz_n)
+        return;
+    ring_write(d->h.ring, d->lz_off, d->lz_p, d->lz_n);
+    d->lz_n = 0;
+}
+
+static void hist_put(dirst *d, uint64_t off, const uint8_t *p, size_t n)
+{
+    if (d->lz_n && d->lz_p + d->lz_n == p && d->lz_off + d->lz_n == off) {
+        d->lz_n += n;
+    } else {
+        ring_sync(d);
+        d->lz_p = p;
+        d->lz_off = off;
+        d->lz_n = n;
+    }
+#ifdef MPA_RING_CHECK
+    ring_write(d->ck, off, p, n);
+#endif
     hist_note(d, off, n);
+}
+
+/*
+ * The feed call that lent the buffer returns: what is still only there
+ * is copied, and with nothing in doubt only the octets of the FPDU being
+ * read (from its first octet, a leading marker included).  No later read
+ * asks for earlier ones: a bad CRC reads back to its own FPDU's start
+ * (inner_chain, inner_next), at or after the one being read now; a doubt
+ * starts at such a bad FPDU and keeps every octet from there (this is
+ * not called plain then); a replay reads from inside the doubt; and the
+ * hunt reads only what hunt_feed wrote since hunt_clear.
+ */
+static void ring_keep(dirst *d)
+{
+    if (!d->lz_n)
+        return;
+    int plain = d->mode == MPA_MODE_FPDU && !d->doubt && !d->dbuf_on && !d->inner_due && !d->along && !d->sh_on &&
+                !d->replay_to && !d->probe && d->mk.state != MK_OPEN;
+    if (plain) {
+        uint32_t part = d->rx.started ? d->rx.pos - d->rx.start : d->rx.nmk;
+        uint64_t from = d->off - part;
+        if (d->lz_off + d->lz_n <= from) {
+            d->lz_n = 0;
+            return;
+        }
+        if (d->lz_off < from) {
+            size_t skip = (size_t)(from - d->lz_off);
+            d->lz_p += skip;
+            d->lz_off = from;
+            d->lz_n -= skip;
+        }
+    }
+    ring_sync(d);
+}
+
+/* The n octets at offset from, as the ring holds them, into buf. */
+static void ring_take(dirst *d, uint8_t *buf, uint64_t from, uint32_t n)
+{
+    ring_sync(d);
+    for (uint32_t k = 0; k < n; k++) {
+        buf[k] = d->h.ring[(from + k) & (HUNT_RING - 1)];
+#ifdef MPA_RING_CHECK
+        if (buf[k] != d->ck[(from + k) & (HUNT_RING - 1)]) {
+            fprintf(stderr, "MPA_RING_CHECK: ring octet at offset %llu differs\n", (unsigned long long)(from + k));
+            abort();
+        }
+#endif
+    }
+}
+
+/* The hunt wrote n octets at off into the ring itself (check builds
+ * follow them). */
+static void ring_hunted(dirst *d, uint64_t off, const uint8_t *p, size_t n)
+{
+#ifdef MPA_RING_CHECK
+    ring_write(d->ck, off, p, n);
+#else
+    (void)d, (void)off, (void)p, (void)n;
+#endif
 }
 
 /* Can FPDUs inside the bad FPDU at foff prove themselves: CRCs on, the
@@ -1988,8 +2089,7 @@ static uint64_t inner_chain(S *s, int dir, uint64_t foff, const fpdu_rx *rx)
     if (!inner_may(d, rx, foff))
         return 0;
     uint8_t buf[HUNT_RING];
-    for (uint32_t k = 0; k < w; k++)
-        buf[k] = d->h.ring[(foff + k) & (HUNT_RING - 1)];
+    ring_take(d, buf, foff, w);
     for (uint32_t p = INNER_MIN; p + INNER_MIN <= w; p += 4) {
         fpdu_rx t;
         rx_init(&t, rx->markers, 1, rx->mbase, seq_of(s, dir, foff + p));
@@ -2056,8 +2156,7 @@ static uint64_t inner_next(S *s, int dir, uint64_t foff, uint64_t bad_end, const
     for (uint32_t p = INNER_MIN; p < upto; p += 4) {
         uint8_t buf[12];
         uint32_t n = w - p < sizeof buf ? w - p : (uint32_t)sizeof buf;
-        for (uint32_t k = 0; k < n; k++)
-            buf[k] = d->h.ring[(foff + p + k) & (HUNT_RING - 1)];
+        ring_take(d, buf, foff + p, n);
         fpdu_rx t;
         rx_init(&t, rx->markers, 1, rx->mbase, seq_of(s, dir, foff + p));
         t.mk_order = rx->mk_order;
@@ -2091,8 +2190,7 @@ static void inner_replay(S *s, int dir, uint64_t from)
     uint64_t cur = d->off;
     uint32_t n = (uint32_t)(cur - from);
     uint8_t buf[HUNT_RING];
-    for (uint32_t k = 0; k < n; k++)
-        buf[k] = d->h.ring[(from + k) & (HUNT_RING - 1)];
+    ring_take(d, buf, from, n);
     fpdu_rx r = d->rx;
     rx_init(&d->rx, r.markers, r.crc_on, r.mbase, seq_of(s, dir, from));
     d->rx.mk_order = r.mk_order;
@@ -2621,7 +2719,9 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
             d->along = 0;
         if (d->along) {
             d->h.mk_order = d->rx.mk_order;
+            ring_sync(d);
             won = hunt_feed(&d->h, s->cfg.isn[dir], d->off, p + i, n, &hf);
+            ring_hunted(d, d->off, p + i, won ? hf.used : n);
             if (won && hf.used < n) {
                 /* The octets after the proof are read again from there. */
                 uint32_t back = (uint32_t)(n - hf.used);
@@ -2683,6 +2783,7 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
         else if (won)
             d->along = 0;
     }
+    ring_keep(d);
     return i;
 }
 
@@ -2805,8 +2906,7 @@ static uint64_t ring_earlier(S *s, int dir, const hunt_found *hf, uint64_t cur, 
     uint64_t lo = cur - avail > d->h_off ? cur - avail : d->h_off;
     uint8_t buf[HUNT_RING];
     uint32_t n = (uint32_t)(from - lo);
-    for (uint32_t k = 0; k < n; k++)
-        buf[k] = d->h.ring[(lo + k) & (HUNT_RING - 1)];
+    ring_take(d, buf, lo, n);
     for (uint32_t p = 0; p + 8 <= n; p++) {
         if (((seq_of(s, dir, lo + p) - w->mbase) & 3u) != 0)
             continue;
@@ -2891,8 +2991,7 @@ static void hunt_resume(S *s, int dir, const hunt_found *hf)
     if (again || nocrc) {
         uint8_t buf[HUNT_RING];
         uint32_t n = (uint32_t)(cur - fstart);
-        for (uint32_t k = 0; k < n; k++)
-            buf[k] = d->h.ring[(fstart + k) & (HUNT_RING - 1)];
+        ring_take(d, buf, fstart, n);
         fpdu_rx r = d->rx;
         rx_init(&d->rx, r.markers, r.crc_on, r.mbase - (nocrc ? 4u : 0u), seq_of(s, dir, fstart));
         d->rx.mk_order = r.mk_order;
@@ -2913,7 +3012,10 @@ static size_t feed_hunt(S *s, int dir, const uint8_t *p, size_t len)
 {
     dirst *d = &s->d[dir];
     hunt_found hf;
-    if (!hunt_feed(&d->h, s->cfg.isn[dir], d->off, p, len, &hf)) {
+    ring_sync(d);
+    int won = hunt_feed(&d->h, s->cfg.isn[dir], d->off, p, len, &hf);
+    ring_hunted(d, d->off, p, won ? hf.used : len);
+    if (!won) {
         hist_note(d, d->off, len);
         d->off += len;
         return len;
