@@ -43,6 +43,64 @@ int tcp_dir_offset(const tcp_dir *t, uint32_t seq, uint64_t *off)
     return 1;
 }
 
+/* The ring's copy, for every octet delivered: a memcpy whose length GCC
+ * can bound (by TCP_RECENT) becomes `rep movsq`, several times slower on
+ * current x86 CPUs than the C library's copy for runs of this size. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((noipa))
+#endif
+static void ring_copy(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    memcpy(dst, src, n);
+}
+
+/* len octets at stream offset off into the ring: the last TCP_RECENT of
+ * them, in at most two runs. */
+static void ring_put(tcp_dir *t, uint64_t off, const uint8_t *p, uint32_t len)
+{
+    uint32_t k = len > TCP_RECENT ? len - TCP_RECENT : 0;
+    uint64_t at = (off + k) % TCP_RECENT;
+    uint32_t n = len - k, first = n < TCP_RECENT - at ? n : (uint32_t)(TCP_RECENT - at);
+    ring_copy(t->recent + at, p + k, first);
+    ring_copy(t->recent, p + k + first, n - first);
+}
+
+static void ref_unlink(tcp_dir *t)
+{
+    if (!t->ref_list)
+        return;
+    age_unlink(&t->ref_list->refs, &t->ref_node);
+    t->ref_list = NULL;
+}
+
+/* The referenced octets read back into the ring, in the order they
+ * came: it is then what copying each delivery at once made it.  What
+ * cannot be read is not compared (and counted). */
+static void refs_settle(tcp_dir *t)
+{
+    tcp_budget *b = t->ref_list;
+    for (unsigned k = 0; b && k < t->nref; k++) {
+        uint32_t len = t->ref[k].len, skip = len > TCP_RECENT ? len - TCP_RECENT : 0;
+        uint64_t off = t->ref[k].off + skip;
+        uint32_t at = (uint32_t)(off % TCP_RECENT), n = len - skip;
+        uint32_t first = n < TCP_RECENT - at ? n : TCP_RECENT - at;
+        if (b->src.read(b->src.user, t->ref[k].at + skip, t->recent + at, first) ||
+            (n > first && b->src.read(b->src.user, t->ref[k].at + skip + first, t->recent, n - first))) {
+            b->read_failed += len;
+            if (t->recent_from < t->ref[k].off + len)
+                t->recent_from = t->ref[k].off + len;
+        }
+    }
+    t->nref = 0;
+    ref_unlink(t);
+}
+
+void tcp_settle_all(tcp_budget *b)
+{
+    while (b->refs.oldest)
+        refs_settle(AGE_ITEM(b->refs.oldest, tcp_dir, ref_node));
+}
+
 /* Octets p[0..len) claim stream offsets [off, off+len), all before nxt:
  * compare them with what was delivered, where still kept. */
 static void compare_recent(tcp_dir *t, int dir, uint64_t off, const uint8_t *p, uint32_t len, uint64_t frame,
@@ -51,6 +109,7 @@ static void compare_recent(tcp_dir *t, int dir, uint64_t off, const uint8_t *p, 
     t->retrans_octets += len;
     if (!t->recent || !len)
         return;
+    refs_settle(t);
     uint64_t lo = t->nxt > TCP_RECENT ? t->nxt - TCP_RECENT : 0;
     if (lo < t->recent_from)
         lo = t->recent_from;
@@ -84,31 +143,46 @@ static void keep_start(tcp_dir *t)
     t->recent_from = t->nxt; /* nothing before is kept */
 }
 
-/* The ring's copy, for every octet delivered: a memcpy whose length GCC
- * can bound (by TCP_RECENT) becomes `rep movsq`, several times slower on
- * current x86 CPUs than the C library's copy for runs of this size. */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((noipa))
-#endif
-static void ring_copy(uint8_t *dst, const uint8_t *src, size_t n)
+/* Keep the last TCP_RECENT octets delivered: copied at once, or, when
+ * they are in the source (b->src; b NULL: not), where they are there. */
+static void keep(tcp_dir *t, const uint8_t *p, uint32_t len, tcp_budget *b)
 {
-    memcpy(dst, src, n);
+    uint64_t end = t->nxt + len;
+    /* References the new octets push out of the last TCP_RECENT go. */
+    unsigned drop = 0;
+    while (drop < t->nref && t->ref[drop].off + t->ref[drop].len + TCP_RECENT <= end)
+        drop++;
+    if (drop) {
+        memmove(t->ref, t->ref + drop, (t->nref - drop) * sizeof t->ref[0]);
+        t->nref = (uint8_t)(t->nref - drop);
+        if (!t->nref)
+            ref_unlink(t);
+    }
+    if (!b || !b->src.at || !b->src.read) {
+        refs_settle(t);
+        ring_put(t, t->nxt, p, len);
+        return;
+    }
+    if (t->nref == TCP_REFS)
+        refs_settle(t);
+    t->ref[t->nref].at = b->src.at - 1 + (uint64_t)(p - b->src.p);
+    t->ref[t->nref].off = t->nxt;
+    t->ref[t->nref].len = len;
+    t->nref++;
+    if (!t->ref_list) {
+        t->ref_list = b;
+        age_append(&b->refs, &t->ref_node);
+    }
 }
 
 static void deliver(tcp_dir *t, int dir, const uint8_t *p, uint32_t len, int seg_start, uint64_t frame,
-                    const tcp_sink *sink)
+                    const tcp_sink *sink, tcp_budget *b)
 {
     if (!len)
         return;
     keep_start(t);
-    if (t->recent) {
-        /* Keep the last TCP_RECENT octets: at most two runs of the ring. */
-        uint32_t k = len > TCP_RECENT ? len - TCP_RECENT : 0;
-        uint64_t at = (t->nxt + k) % TCP_RECENT;
-        uint32_t n = len - k, first = n < TCP_RECENT - at ? n : (uint32_t)(TCP_RECENT - at);
-        ring_copy(t->recent + at, p + k, first);
-        ring_copy(t->recent, p + k + first, n - first);
-    }
+    if (t->recent)
+        keep(t, p, len, b);
     uint64_t off = t->nxt;
     t->nxt += len;
     sink->data(sink->user, dir, off, p, len, seg_start, frame);
@@ -121,6 +195,8 @@ static void hole(tcp_dir *t, int dir, uint64_t len, uint64_t frame, const tcp_si
     uint64_t off = t->nxt;
     t->nxt += len;
     t->recent_from = t->nxt;
+    t->nref = 0; /* before recent_from: never read */
+    ref_unlink(t);
     t->holes++;
     t->hole_octets += len;
     sink->gap(sink->user, dir, off, len, frame);
@@ -148,7 +224,7 @@ static void drain(tcp_dir *t, int dir, const tcp_sink *sink, tcp_budget *b)
         uint32_t old = end <= t->nxt ? s->len : (uint32_t)(t->nxt - s->off);
         compare_recent(t, dir, s->off, s->data, old, s->frame, sink);
         if (end > t->nxt)
-            deliver(t, dir, s->data + old, s->len - old, s->seg_start && old == 0, s->frame, sink);
+            deliver(t, dir, s->data + old, s->len - old, s->seg_start && old == 0, s->frame, sink, NULL);
         seg_free(t, s, b);
     }
 }
@@ -259,7 +335,7 @@ static void data_at(tcp_dir *t, int dir, uint64_t off, const uint8_t *p, uint32_
         seg_start = 0;
     }
     if (off == t->nxt) {
-        deliver(t, dir, p, len, seg_start, frame, sink);
+        deliver(t, dir, p, len, seg_start, frame, sink, b);
         drain(t, dir, sink, b);
         return;
     }
@@ -446,6 +522,8 @@ void tcp_dir_free(tcp_dir *t, tcp_budget *b)
         seg_free(t, s, b);
     }
     t->ooo_tail = NULL;
+    t->nref = 0;
+    ref_unlink(t);
     free(t->recent);
     t->recent = NULL;
     t->bnd = NULL;

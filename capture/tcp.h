@@ -7,6 +7,9 @@
  * It turns captured segments, in capture order, into the ordered octet
  * stream the receiver saw, and says where the capture fell short:
  *  - in-order octets go straight from the packet to the sink (no copy);
+ *  - the last octets delivered are kept to judge retransmissions: copied,
+ *    or, when the packets are in a source that can be read again (a
+ *    capture file), only where they are there (tcp_source);
  *  - out-of-order segments wait in a sorted list until the gap before
  *    them fills, bounded by a memory budget shared by all connections;
  *  - retransmissions (also with other segment boundaries) are trimmed
@@ -25,6 +28,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "agelist.h"
 
 #define TCP_WINDOW_MAX (1u << 30)   /* RFC 7323: the largest scaled window */
 #define TCP_RECENT 4096u            /* delivered octets kept to judge retransmissions */
@@ -52,12 +57,36 @@ typedef struct tcp_sink {
     void (*note)(void *user, int dir, tcp_note what, uint64_t off, uint64_t len, uint64_t frame);
 } tcp_sink;
 
+typedef struct tcp_dir tcp_dir;
+
+/* Reading back (optional): the octets kept to judge retransmissions
+ * (tcp_dir.recent) are read again from where the caller can find them
+ * (a capture file) rather than copied as they are delivered. */
+typedef struct tcp_source {
+    /* n octets at offset off of the source into dst: 0, or -1 when they
+     * cannot be read (the direction then compares nothing before). */
+    int (*read)(void *user, uint64_t off, uint8_t *dst, uint32_t n);
+    void *user;
+    /* Set by the caller around tcp_dir_segment: its payload p[0..) is
+     * at offset at - 1 of the source (0: not in it, copied at once). */
+    const uint8_t *p;
+    uint64_t at;
+} tcp_source;
+
 /* The memory budget for out-of-order data, shared by every direction
- * that points at it. */
+ * that points at it; and the source delivered octets are read back
+ * from (src.read NULL: none), with the directions that hold references
+ * to it (oldest first). */
 typedef struct tcp_budget {
     size_t cap, used, peak;
     uint64_t early_holes;
+    tcp_source src;
+    age_list refs;        /* of tcp_dir.ref_node */
+    uint64_t read_failed; /* octets that could not be read back */
 } tcp_budget;
+
+/* Read back every reference now (before the source goes away). */
+void tcp_settle_all(tcp_budget *b);
 
 /* What one held segment of n octets costs, bookkeeping included, where
  * the owner counts memory (tcp_dir.charge): a flood of one-octet
@@ -66,7 +95,9 @@ typedef struct tcp_budget {
 
 typedef struct tcp_seg tcp_seg;
 
-typedef struct tcp_dir {
+#define TCP_REFS 6u /* references to the source a direction holds */
+
+struct tcp_dir {
     uint8_t have_base;    /* base_seq is known */
     uint8_t fin_seen, ended;
     uint32_t base_seq;    /* sequence number of stream offset 0 */
@@ -89,9 +120,19 @@ typedef struct tcp_dir {
     uint64_t *bnd;        /* TCP_BND_N places where the last first transmissions began and
                              ended, a ring (in recent's block, allocated with it) */
     uint32_t nbnd;        /* boundaries recorded so far */
+    /* Delivered octets kept only as where they are in the source (in
+     * order): recent holds them once read back (tcp_budget). */
+    struct {
+        uint64_t at;  /* source offset */
+        uint64_t off; /* stream offset */
+        uint32_t len;
+    } ref[TCP_REFS];
+    uint8_t nref;
+    age_node ref_node;
+    tcp_budget *ref_list;          /* the list it is on, or NULL */
     /* counters */
     uint64_t segments, retrans_octets, conflicts, out_of_window, holes, hole_octets, ooo_segments, resegmented;
-} tcp_dir;
+};
 
 /* dir starts at sequence number seq (the SYN's + 1, or the first seen). */
 void tcp_dir_start(tcp_dir *t, uint32_t seq);

@@ -111,6 +111,7 @@ struct audit {
     int sweeping, finishing;     /* closes before the packet, at the end */
     int phase;                   /* audit_where's */
     int mine;                    /* the packet is known to be this shard's */
+    uint64_t pkt_at;             /* 1 + where the packet is in the source (audit_source), or 0 */
     uint64_t cur_sub;
     uint64_t close_seq;
     audit_gauge g_open, g_ooo;   /* --shard: open connections, held octets */
@@ -1016,6 +1017,30 @@ void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen
     a->phase = 2;
 }
 
+void audit_source(audit *a, int (*read)(void *user, uint64_t off, uint8_t *dst, uint32_t n), void *user)
+{
+    tcp_budget *b = &a->sh.budget;
+    if (b->src.read) {
+        tcp_settle_all(b);
+        if (b->read_failed)
+            global_note(a, MPA_F_CAP_LIMIT,
+                        "%llu octets kept to judge retransmissions could not be read again from the capture file: "
+                        "retransmissions of them are not compared",
+                        (unsigned long long)b->read_failed);
+        b->read_failed = 0;
+    }
+    b->src.read = a->o.nshards ? NULL : read;
+    b->src.user = user;
+    b->src.at = 0;
+}
+
+void audit_packet_at(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen, uint64_t at)
+{
+    a->pkt_at = a->sh.budget.src.read ? at + 1 : 0;
+    audit_packet(a, ts_ns, data, caplen, wirelen);
+    a->pkt_at = 0;
+}
+
 void audit_packet_mine(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen)
 {
     a->mine = 1;
@@ -1053,7 +1078,13 @@ static void packet_body(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t 
     pkt_status st = pkt_parse(a->linktype, data, caplen, wirelen, &p);
     switch (st) {
     case PKT_OK:
+        /* (not a datagram reassembled below: it is in no source) */
+        if (a->pkt_at && p.tcp.payload) {
+            a->sh.budget.src.p = p.tcp.payload;
+            a->sh.budget.src.at = a->pkt_at + (uint64_t)(p.tcp.payload - data);
+        }
         tcp_packet(a, &p, ts_ns);
+        a->sh.budget.src.at = 0;
         return;
     case PKT_NOT_TCP:
         a->st.not_tcp++;

@@ -183,6 +183,17 @@ unsigned audit_nfiles(const audit *a);
 /* One captured packet (data[0..caplen), originally wirelen octets). */
 void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen);
 
+/* A source packets can be read again from (a capture file read in
+ * place): read(user, off, dst, n) puts its n octets at offset off in
+ * dst, returning 0 (or -1).  Packets given with audit_packet_at (data[0]
+ * at offset at) then have the octets TCP keeps to judge retransmissions
+ * read back from there when a retransmission comes, rather than copied
+ * as they are delivered (capture/tcp.h); the report is the same.
+ * audit_source(a, NULL, NULL) reads back what is still referenced: the
+ * caller calls it before the source goes.  Not with --shard. */
+void audit_source(audit *a, int (*read)(void *user, uint64_t off, uint8_t *dst, uint32_t n), void *user);
+void audit_packet_at(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen, uint64_t at);
+
 /* mpa-audit -j: one reader hands each packet to the worker whose shard
  * (--shard K/N) follows its connection.  audit_packet_owner: that shard
  * (flow hash modulo nshards) of a TCP packet read whole, or -1 for any

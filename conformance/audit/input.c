@@ -357,6 +357,7 @@ typedef struct dwin {
     const unsigned char *p;
     uint64_t base;
     size_t len;
+    int fd;
     /* sink->hold: the windows before, kept while the octets a record
      * handed on as held may still be read (oldest first) */
     const input_sink *sink;
@@ -406,14 +407,39 @@ static int dwin_cover(dwin *w, int fd, uint64_t size, uint64_t off, size_t n)
     return 0;
 }
 
+/* The sink's source (input_sink.source): octets of the file, from the
+ * window when it holds them, else read. */
+static int dwin_read(void *ctx, uint64_t off, uint8_t *dst, uint32_t n)
+{
+    const dwin *w = ctx;
+    if (w->p && off >= w->base && off + n <= w->base + w->len) {
+        memcpy(dst, w->p + (off - w->base), n);
+        return 0;
+    }
+    while (n) {
+        ssize_t r = pread(w->fd, dst, n, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        dst += r;
+        off += (uint64_t)r;
+        n -= (uint32_t)r;
+    }
+    return 0;
+}
+
 /* Reads records until the end, limit packets (0: no limit) or a stop:
  * returns 0; or the offset of the first record it leaves to libpcap. */
 static uint64_t direct_read(reader *rd, const source *src, unsigned long long limit)
 {
     uint64_t size = (uint64_t)src->size, off = PCAP_FILE_HDR;
-    dwin w = {NULL, 0, 0, rd->sink, NULL, 0, 0};
+    dwin w = {NULL, 0, 0, src->fd, rd->sink, NULL, 0, 0};
     if (size < PCAP_FILE_HDR || dwin_cover(&w, src->fd, size, 0, PCAP_FILE_HDR))
         return PCAP_FILE_HDR; /* (libpcap has read the header: not so) */
+    int at_src = rd->sink->source && rd->sink->packet_at;
+    if (at_src)
+        rd->sink->source(rd->sink->user, dwin_read, &w);
     if (rd->sink->hold) {
         /* Windows advance by at least half their size (a record is at
          * most the snap length, 256 KiB). */
@@ -456,13 +482,18 @@ static uint64_t direct_read(reader *rd, const source *src, unsigned long long li
         }
         r = w.p + (off - w.base);
         uint64_t ts = (uint64_t)sec * 1000000000ull + (uint64_t)frac * (nano ? 1u : 1000u);
-        rd->sink->packet(rd->sink->user, ts, r + 16, caplen, len, w.old != NULL);
+        if (at_src)
+            rd->sink->packet_at(rd->sink->user, ts, r + 16, caplen, len, off + 16);
+        else
+            rd->sink->packet(rd->sink->user, ts, r + 16, caplen, len, w.old != NULL);
         off += 16 + (uint64_t)caplen;
         rd->count++;
         if ((rd->count & 4095) == 0)
             progress_show(pg, 0);
     }
     pg->pos = NULL;
+    if (at_src)
+        rd->sink->source(rd->sink->user, NULL, NULL); /* (the window and fd still there) */
     if (w.old) {
         if (w.p && w.nold == w.maxold)
             dwin_release(&w, UINT64_MAX);
@@ -526,9 +557,20 @@ static void to_packet(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t 
 
 static void to_problem(void *user, mpa_finding_id id, const char *msg) { audit_input_problem(user, id, "%s", msg); }
 
+static void to_source(void *user, int (*read)(void *ctx, uint64_t off, uint8_t *dst, uint32_t n), void *ctx)
+{
+    audit_source(user, read, ctx);
+}
+
+static void to_packet_at(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen,
+                         uint64_t off)
+{
+    audit_packet_at(user, ts_ns, data, caplen, wirelen, off);
+}
+
 int input_file(audit *a, const char *name, const input_opts *o, unsigned long long *total)
 {
-    input_sink sink = {a, to_begin, to_packet, to_problem, NULL, 0};
+    input_sink sink = {a, to_begin, to_packet, to_problem, NULL, 0, to_source, to_packet_at};
     return input_file_to(&sink, name, o, total);
 }
 
@@ -656,7 +698,7 @@ int input_live(audit *a, const char *iface, const input_opts *o)
     audit_begin_file(a, name, linktype_of(p));
     g_live = p;
     progress pg = {0, 0, 0, 0, NULL, NULL};
-    input_sink sink = {a, to_begin, to_packet, to_problem, NULL, 0};
+    input_sink sink = {a, to_begin, to_packet, to_problem, NULL, 0, NULL, NULL};
     reader rd = {&sink, 0, max_count, &pg, 0, 0, NULL, 0, nano && pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO ? 1 : 1000};
     double t0 = input_now();
     while (!g_stop) {

@@ -37,6 +37,13 @@ typedef struct input_sink {
     void (*problem)(void *user, mpa_finding_id id, const char *msg);
     void (*sync)(void *user);
     uint64_t hold;
+    /* Optional: a file read in place is a source its packets can be read
+     * again from (read, with ctx; NULL when it goes: the sink is then
+     * done with it), and each packet is handed to packet_at with its
+     * offset in the file, rather than to packet. */
+    void (*source)(void *user, int (*read)(void *ctx, uint64_t off, uint8_t *dst, uint32_t n), void *ctx);
+    void (*packet_at)(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen,
+                      uint64_t off);
 } input_sink;
 int input_file_to(const input_sink *sink, const char *name, const input_opts *o, unsigned long long *total);
 

@@ -551,7 +551,7 @@ jobs *jobs_new(audit *agg, const audit_out *out, const audit_opts *o, unsigned n
     j->conn_findings = conn_findings;
     /* Batches not merged span at most nb * BATCH_OCTETS of the file
      * before the record being read (and start a window before). */
-    j->sink = (input_sink){j, to_begin, to_packet, to_problem, to_sync, (uint64_t)(j->nb + 1) * BATCH_OCTETS};
+    j->sink = (input_sink){j, to_begin, to_packet, to_problem, to_sync, (uint64_t)(j->nb + 1) * BATCH_OCTETS, NULL, NULL};
     j->b = calloc(j->nb, sizeof *j->b);
     j->w = calloc(n, sizeof *j->w);
     j->done = calloc(n, sizeof *j->done);

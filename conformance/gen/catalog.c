@@ -224,6 +224,20 @@ static int write_one(const char *file, capw_format fmt, conv *c)
     return write_convs(file, fmt, c->np.link, 0, cs, 1);
 }
 
+/* NAME-classic.pcap: the packets of NAME.pcapng in a classic pcap file,
+ * which mpa-audit reads in place, reading the octets it compares
+ * retransmissions with back from the file (capture/tcp.h). */
+static void classic_twin(const char *name, conv *c, netpath *np, const char *ids)
+{
+    char file[96], desc[160];
+    snprintf(file, sizeof file, "%s-classic.pcap", name);
+    snprintf(desc, sizeof desc,
+             "%s.pcapng as a classic pcap file: mpa-audit reads it in place and reads the octets "
+             "retransmissions are compared with back from the file", name);
+    if (write_one(file, CAPW_PCAP, c) == 0)
+        manifest(file, link_desc(CAPW_PCAP, np, NULL), ids, desc, NULL);
+}
+
 /* Does some direction's first payload start with "MPA " (every key does:
  * Request, Reply, the 2007 RtR frame, the draft-03 Start Key)?  That is
  * how mpa-audit takes a connection on an unnamed port for MPA; the others
@@ -690,6 +704,7 @@ static void gen_variants(void)
                  "MPA-FPD-ALIGN",
                  NULL);
         verify_scen("retrans-reseg.pcapng", &s, "MPA-FPD-RETX-SEG");
+        classic_twin("retrans-reseg", &c, &np, "MPA-FPD-RETX-SEG");
     }
     conv_free(&c);
 
@@ -701,6 +716,7 @@ static void gen_variants(void)
                  "as it first sent it (same boundaries, same octets): nothing to report (draft-03 7.3)",
                  NULL);
         verify_scen("retrans-same.pcapng", &s, "");
+        classic_twin("retrans-same", &c, &np, "");
     }
     conv_free(&c);
 
@@ -711,6 +727,7 @@ static void gen_variants(void)
                  "with 4 octets changed: the first copy is right (the changed one would fail its CRC)",
                  NULL);
         verify_scen("overlap-conflict.pcapng", &s, "");
+        classic_twin("overlap-conflict", &c, &np, "MPA-CAP-OVERLAP");
     }
     conv_free(&c);
     cs_free(&s);

@@ -62,16 +62,18 @@ static void s_end(void *u, int dir, int rst, uint64_t frame)
     o.end_rst = (unsigned)rst;
 }
 
+static uint64_t conflict_off, conflict_len; /* the last conflict's */
+
 static void s_note(void *u, int dir, tcp_note what, uint64_t off, uint64_t len, uint64_t frame)
 {
     (void)u;
     (void)dir;
-    (void)off;
-    (void)len;
     (void)frame;
-    if (what == TCP_NOTE_CONFLICT)
+    if (what == TCP_NOTE_CONFLICT) {
         o.conflicts++;
-    else if (what == TCP_NOTE_OUT_OF_WINDOW)
+        conflict_off = off;
+        conflict_len = len;
+    } else if (what == TCP_NOTE_OUT_OF_WINDOW)
         o.oow++;
     else if (what == TCP_NOTE_RESEGMENT)
         o.reseg++;
@@ -122,7 +124,7 @@ static void seg(tcp_dir *t, tcp_budget *b, uint64_t off, uint32_t len)
 
 static void test_in_order_and_reorder(void)
 {
-    tcp_budget b = {1 << 20, 0, 0, 0};
+    tcp_budget b = {.cap = 1 << 20};
     tcp_dir t;
     memset(&t, 0, sizeof t);
     reset();
@@ -150,7 +152,7 @@ static void test_in_order_and_reorder(void)
 
 static void test_retransmissions(void)
 {
-    tcp_budget b = {1 << 20, 0, 0, 0};
+    tcp_budget b = {.cap = 1 << 20};
     tcp_dir t;
     memset(&t, 0, sizeof t);
     reset();
@@ -181,13 +183,121 @@ static void test_retransmissions(void)
     tcp_dir_free(&t, &b);
 }
 
+/* Reading back (tcp_budget.src): the octets kept to judge
+ * retransmissions are read again from the source when a retransmission
+ * comes, not copied from the packet as delivered.  The verdicts are
+ * those of copying at once; the packet's buffer is not read after the
+ * call (it is scribbled over here). */
+static uint8_t file[20000];
+static int file_fail;
+static unsigned file_reads;
+
+static int file_read(void *u, uint64_t off, uint8_t *dst, uint32_t n)
+{
+    (void)u;
+    file_reads++;
+    if (file_fail || off + n > sizeof file)
+        return -1;
+    memcpy(dst, file + off, n);
+    return 0;
+}
+
+/* [off, off+len) of the stream, from a packet whose payload is at file
+ * offset 100 + off. */
+static void src_seg(tcp_dir *t, tcp_budget *b, uint64_t off, uint32_t len)
+{
+    static uint8_t pkt[4000];
+    memcpy(file + 100 + off, src + off, len);
+    memcpy(pkt, src + off, len);
+    b->src.p = pkt;
+    b->src.at = 1 + 100 + off;
+    tcp_dir_segment(t, 0, ISN + (uint32_t)off, pkt, len, len, 0, off, &sink, b);
+    b->src.at = 0;
+    memset(pkt, 0xEE, sizeof pkt);
+}
+
+static void test_read_back(void)
+{
+    tcp_budget b = {.cap = 1 << 20, .src = {file_read, NULL, NULL, 0}};
+    tcp_dir t, u;
+    memset(&t, 0, sizeof t);
+    memset(&u, 0, sizeof u);
+    reset();
+    tcp_dir_start(&t, ISN);
+    for (unsigned k = 0; k < 8; k++)
+        src_seg(&t, &b, k * 1000u, 1000);
+    T_CHECK(same(0, 8000), "delivered as sent");
+    T_EQ(file_reads, 0);
+    /* Only references within the last TCP_RECENT octets are left. */
+    T_CHECK(t.nref == 5 && t.ref_list == &b && b.refs.oldest == &t.ref_node, "%u references", t.nref);
+    /* A retransmission compares against the octets read back: exactly
+     * where they differ. */
+    uint8_t bad[600];
+    memcpy(bad, src + 7400, 600);
+    bad[123] ^= 0x40;
+    tcp_dir_segment(&t, 0, ISN + 7400, bad, 600, 600, 0, 9, &sink, &b);
+    T_EQ(o.conflicts, 1);
+    T_EQ(conflict_off, 7523);
+    T_EQ(conflict_len, 8000 - 7523);
+    T_CHECK(t.nref == 0 && !t.ref_list && !b.refs.oldest && file_reads >= 5, "compared: all read back");
+    tcp_dir_segment(&t, 0, ISN + 4000, src + 4000, 4000, 4000, 0, 10, &sink, &b);
+    T_EQ(o.conflicts, 1);
+
+    /* Small segments: at TCP_REFS references they are read back. */
+    for (unsigned k = 0; k < 10; k++)
+        src_seg(&t, &b, 8000 + k * 100u, 100);
+    T_CHECK(t.nref >= 1 && t.nref <= TCP_REFS, "%u references", t.nref);
+    tcp_dir_segment(&t, 0, ISN + 8000, src + 8000, 1000, 1000, 0, 11, &sink, &b);
+    T_EQ(o.conflicts, 1);
+
+    /* Referenced octets, then octets copied at once (a queued segment
+     * drained) over the same places of the ring: in order. */
+    src_seg(&t, &b, 9000, 1000);
+    src_seg(&t, &b, 10000, 1000);
+    seg(&t, &b, 12000, 1200); /* queued; its last 104 octets go where 9000.. went */
+    src_seg(&t, &b, 11000, 1000);
+    T_CHECK(same(0, 13200), "delivered as sent");
+    T_CHECK(!b.refs.oldest, "read back before the queued octets were copied");
+    seg(&t, &b, 9200, 4000);
+    T_EQ(t.conflicts, 1);
+
+    /* Octets that cannot be read back are not compared, and counted. */
+    src_seg(&t, &b, 13200, 800);
+    src_seg(&t, &b, 14000, 200);
+    file_fail = 1;
+    memcpy(bad, src + 14000, 100);
+    bad[5] ^= 1;
+    tcp_dir_segment(&t, 0, ISN + 14000, bad, 100, 100, 0, 12, &sink, &b);
+    file_fail = 0;
+    T_EQ(t.conflicts, 1);
+    T_EQ(b.read_failed, 1000);
+
+    /* Two directions listed, one freed: the other is still read back. */
+    src_seg(&t, &b, 14200, 800);
+    tcp_dir_start(&u, ISN + 50000);
+    memcpy(file + 30, src, 500);
+    b.src.p = src;
+    b.src.at = 1 + 30;
+    tcp_dir_segment(&u, 0, ISN + 50000, src, 500, 500, 0, 13, &sink, &b);
+    b.src.at = 0;
+    T_CHECK(b.refs.oldest == &t.ref_node && b.refs.newest == &u.ref_node, "both listed, oldest first");
+    tcp_dir_free(&t, &b);
+    T_CHECK(b.refs.oldest == &u.ref_node && !u.ref_node.older, "the freed one left the list");
+    tcp_settle_all(&b);
+    T_CHECK(!b.refs.oldest && !b.refs.newest && u.nref == 0, "all read back");
+    memset(file, 0, sizeof file);
+    tcp_dir_segment(&u, 0, ISN + 50100, src + 100, 300, 300, 0, 14, &sink, &b);
+    T_EQ(u.conflicts, 0);
+    tcp_dir_free(&u, &b);
+}
+
 /* draft-03 7.3: retransmissions of captured octets along the first
  * transmission's boundaries pass; one that starts or ends elsewhere is
  * noted; octets after a hole, or whose boundaries are no longer kept,
  * are not judged. */
 static void test_resegment(void)
 {
-    tcp_budget b = {1 << 20, 0, 0, 0};
+    tcp_budget b = {.cap = 1 << 20};
     tcp_dir t;
     memset(&t, 0, sizeof t);
     reset();
@@ -222,7 +332,7 @@ static void test_resegment(void)
 
 static void test_wrap(void)
 {
-    tcp_budget b = {1 << 20, 0, 0, 0};
+    tcp_budget b = {.cap = 1 << 20};
     tcp_dir t;
     memset(&t, 0, sizeof t);
     reset();
@@ -242,7 +352,7 @@ static void test_wrap(void)
 
 static void test_out_of_window(void)
 {
-    tcp_budget b = {1 << 20, 0, 0, 0};
+    tcp_budget b = {.cap = 1 << 20};
     tcp_dir t;
     memset(&t, 0, sizeof t);
     reset();
@@ -261,7 +371,7 @@ static void test_out_of_window(void)
 
 static void test_holes(void)
 {
-    tcp_budget b = {1 << 20, 0, 0, 0};
+    tcp_budget b = {.cap = 1 << 20};
     tcp_dir t;
     memset(&t, 0, sizeof t);
     reset();
@@ -332,7 +442,7 @@ static void test_holes(void)
 
 static void test_rst(void)
 {
-    tcp_budget b = {1 << 20, 0, 0, 0};
+    tcp_budget b = {.cap = 1 << 20};
     tcp_dir t;
     memset(&t, 0, sizeof t);
     reset();
@@ -351,7 +461,7 @@ static void test_rst(void)
 
 static void test_budget(void)
 {
-    tcp_budget b = {1000, 0, 0, 0};
+    tcp_budget b = {.cap = 1000};
     tcp_dir t;
     memset(&t, 0, sizeof t);
     reset();
@@ -375,7 +485,7 @@ static void test_random(void)
 #define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
     for (int round = 0; round < 300; round++) {
         fill(RND());
-        tcp_budget b = {(size_t)(round % 3 == 0 ? 3000 : 1 << 20), 0, 0, 0};
+        tcp_budget b = {.cap = (size_t)(round % 3 == 0 ? 3000 : 1 << 20)};
         tcp_dir t;
         memset(&t, 0, sizeof t);
         reset();
@@ -447,6 +557,7 @@ int main(void)
     fill(1);
     test_in_order_and_reorder();
     test_retransmissions();
+    test_read_back();
     test_resegment();
     test_wrap();
     test_out_of_window();
