@@ -346,6 +346,7 @@ static FILE *open_capture(const char *name, source **src, uint64_t jump)
  * audited and every message stay libpcap's.
  */
 #define DIRECT_WINDOW (2u << 20)
+#define PREFETCH_AHEAD 4096u /* (1-64 KiB measured: 4 KiB the fastest, 6% off -j 1) */
 
 static uint32_t get32(const unsigned char *b, int be)
 {
@@ -481,6 +482,15 @@ static uint64_t direct_read(reader *rd, const source *src, unsigned long long li
             break;
         }
         r = w.p + (off - w.base);
+        /* The octets a page further on, as many as this record has, are
+         * asked for now: the packets after this one are then on their
+         * way from memory while it is audited (the processor's own
+         * prefetching stops at each 4 KiB page). */
+        uint64_t pf = off + PREFETCH_AHEAD, pf_end = pf + 16 + caplen;
+        if (pf_end > w.base + w.len)
+            pf_end = w.base + w.len;
+        for (pf &= ~(uint64_t)63; pf < pf_end; pf += 64)
+            __builtin_prefetch(w.p + (pf - w.base));
         uint64_t ts = (uint64_t)sec * 1000000000ull + (uint64_t)frac * (nano ? 1u : 1000u);
         if (at_src)
             rd->sink->packet_at(rd->sink->user, ts, r + 16, caplen, len, off + 16);
