@@ -65,12 +65,12 @@ static void ring_put(tcp_dir *t, uint64_t off, const uint8_t *p, uint32_t len)
     ring_copy(t->recent, p + k + first, n - first);
 }
 
-static void ref_unlink(tcp_dir *t)
+static void ref_unlink(tcp_refs *rf)
 {
-    if (!t->ref_list)
+    if (!rf->list)
         return;
-    age_unlink(&t->ref_list->refs, &t->ref_node);
-    t->ref_list = NULL;
+    age_unlink(&rf->list->ref_dirs, &rf->node);
+    rf->list = NULL;
 }
 
 /* The referenced octets read back into the ring, in the order they
@@ -78,27 +78,30 @@ static void ref_unlink(tcp_dir *t)
  * cannot be read is not compared (and counted). */
 static void refs_settle(tcp_dir *t)
 {
-    tcp_budget *b = t->ref_list;
-    for (unsigned k = 0; b && k < t->nref; k++) {
-        uint32_t len = t->ref[k].len, skip = len > TCP_RECENT ? len - TCP_RECENT : 0;
-        uint64_t off = t->ref[k].off + skip;
+    tcp_refs *rf = t->refs;
+    tcp_budget *b = rf ? rf->list : NULL;
+    for (unsigned k = 0; b && k < rf->n; k++) {
+        uint32_t len = rf->r[k].len, skip = len > TCP_RECENT ? len - TCP_RECENT : 0;
+        uint64_t off = rf->r[k].off + skip;
         uint32_t at = (uint32_t)(off % TCP_RECENT), n = len - skip;
         uint32_t first = n < TCP_RECENT - at ? n : TCP_RECENT - at;
-        if (b->src.read(b->src.user, t->ref[k].at + skip, t->recent + at, first) ||
-            (n > first && b->src.read(b->src.user, t->ref[k].at + skip + first, t->recent, n - first))) {
+        if (b->src.read(b->src.user, rf->r[k].at + skip, t->recent + at, first) ||
+            (n > first && b->src.read(b->src.user, rf->r[k].at + skip + first, t->recent, n - first))) {
             b->read_failed += len;
-            if (t->recent_from < t->ref[k].off + len)
-                t->recent_from = t->ref[k].off + len;
+            if (t->recent_from < rf->r[k].off + len)
+                t->recent_from = rf->r[k].off + len;
         }
     }
-    t->nref = 0;
-    ref_unlink(t);
+    if (rf) {
+        rf->n = 0;
+        ref_unlink(rf);
+    }
 }
 
 void tcp_settle_all(tcp_budget *b)
 {
-    while (b->refs.oldest)
-        refs_settle(AGE_ITEM(b->refs.oldest, tcp_dir, ref_node));
+    while (b->ref_dirs.oldest)
+        refs_settle(AGE_ITEM(b->ref_dirs.oldest, tcp_refs, node)->owner);
 }
 
 /* Octets p[0..len) claim stream offsets [off, off+len), all before nxt:
@@ -135,10 +138,13 @@ static void keep_start(tcp_dir *t)
 {
     if (t->recent || t->no_recent)
         return;
-    t->recent = malloc(TCP_RECENT + TCP_BND_N * sizeof *t->bnd);
+    t->recent = malloc(TCP_RECENT + TCP_BND_N * sizeof *t->bnd + sizeof *t->refs);
     if (!t->recent)
         return;
     t->bnd = (uint64_t *)(void *)(t->recent + TCP_RECENT);
+    t->refs = (tcp_refs *)(void *)(t->bnd + TCP_BND_N);
+    memset(t->refs, 0, sizeof *t->refs);
+    t->refs->owner = t;
     t->nbnd = 0;
     t->recent_from = t->nxt; /* nothing before is kept */
 }
@@ -148,30 +154,31 @@ static void keep_start(tcp_dir *t)
 static void keep(tcp_dir *t, const uint8_t *p, uint32_t len, tcp_budget *b)
 {
     uint64_t end = t->nxt + len;
+    tcp_refs *rf = t->refs;
     /* References the new octets push out of the last TCP_RECENT go. */
     unsigned drop = 0;
-    while (drop < t->nref && t->ref[drop].off + t->ref[drop].len + TCP_RECENT <= end)
+    while (drop < rf->n && rf->r[drop].off + rf->r[drop].len + TCP_RECENT <= end)
         drop++;
     if (drop) {
-        memmove(t->ref, t->ref + drop, (t->nref - drop) * sizeof t->ref[0]);
-        t->nref = (uint8_t)(t->nref - drop);
-        if (!t->nref)
-            ref_unlink(t);
+        memmove(rf->r, rf->r + drop, (rf->n - drop) * sizeof rf->r[0]);
+        rf->n = (uint8_t)(rf->n - drop);
+        if (!rf->n)
+            ref_unlink(rf);
     }
     if (!b || !b->src.at || !b->src.read) {
         refs_settle(t);
         ring_put(t, t->nxt, p, len);
         return;
     }
-    if (t->nref == TCP_REFS)
+    if (rf->n == TCP_REFS)
         refs_settle(t);
-    t->ref[t->nref].at = b->src.at - 1 + (uint64_t)(p - b->src.p);
-    t->ref[t->nref].off = t->nxt;
-    t->ref[t->nref].len = len;
-    t->nref++;
-    if (!t->ref_list) {
-        t->ref_list = b;
-        age_append(&b->refs, &t->ref_node);
+    rf->r[rf->n].at = b->src.at - 1 + (uint64_t)(p - b->src.p);
+    rf->r[rf->n].off = t->nxt;
+    rf->r[rf->n].len = len;
+    rf->n++;
+    if (!rf->list) {
+        rf->list = b;
+        age_append(&b->ref_dirs, &rf->node);
     }
 }
 
@@ -195,8 +202,10 @@ static void hole(tcp_dir *t, int dir, uint64_t len, uint64_t frame, const tcp_si
     uint64_t off = t->nxt;
     t->nxt += len;
     t->recent_from = t->nxt;
-    t->nref = 0; /* before recent_from: never read */
-    ref_unlink(t);
+    if (t->refs) { /* before recent_from: never read */
+        t->refs->n = 0;
+        ref_unlink(t->refs);
+    }
     t->holes++;
     t->hole_octets += len;
     sink->gap(sink->user, dir, off, len, frame);
@@ -522,8 +531,9 @@ void tcp_dir_free(tcp_dir *t, tcp_budget *b)
         seg_free(t, s, b);
     }
     t->ooo_tail = NULL;
-    t->nref = 0;
-    ref_unlink(t);
+    if (t->refs)
+        ref_unlink(t->refs);
+    t->refs = NULL;
     free(t->recent);
     t->recent = NULL;
     t->bnd = NULL;

@@ -81,7 +81,7 @@ typedef struct tcp_budget {
     size_t cap, used, peak;
     uint64_t early_holes;
     tcp_source src;
-    age_list refs;        /* of tcp_dir.ref_node */
+    age_list ref_dirs;    /* of tcp_refs.node */
     uint64_t read_failed; /* octets that could not be read back */
 } tcp_budget;
 
@@ -96,6 +96,22 @@ void tcp_settle_all(tcp_budget *b);
 typedef struct tcp_seg tcp_seg;
 
 #define TCP_REFS 6u /* references to the source a direction holds */
+
+/* Delivered octets a direction keeps only as where they are in the
+ * source (in order): its ring holds them once read back.  In the block
+ * of tcp_dir.recent, allocated with it: a connection not yet known to
+ * speak MPA costs nothing here. */
+typedef struct tcp_refs {
+    age_node node;    /* on tcp_budget.ref_dirs while n > 0 */
+    tcp_dir *owner;
+    tcp_budget *list; /* the budget whose list it is on, or NULL */
+    uint8_t n;
+    struct {
+        uint64_t at;  /* source offset */
+        uint64_t off; /* stream offset */
+        uint32_t len;
+    } r[TCP_REFS];
+} tcp_refs;
 
 struct tcp_dir {
     uint8_t have_base;    /* base_seq is known */
@@ -120,16 +136,7 @@ struct tcp_dir {
     uint64_t *bnd;        /* TCP_BND_N places where the last first transmissions began and
                              ended, a ring (in recent's block, allocated with it) */
     uint32_t nbnd;        /* boundaries recorded so far */
-    /* Delivered octets kept only as where they are in the source (in
-     * order): recent holds them once read back (tcp_budget). */
-    struct {
-        uint64_t at;  /* source offset */
-        uint64_t off; /* stream offset */
-        uint32_t len;
-    } ref[TCP_REFS];
-    uint8_t nref;
-    age_node ref_node;
-    tcp_budget *ref_list;          /* the list it is on, or NULL */
+    tcp_refs *refs;       /* (in recent's block) */
     /* counters */
     uint64_t segments, retrans_octets, conflicts, out_of_window, holes, hole_octets, ooo_segments, resegmented;
 };

@@ -229,7 +229,7 @@ static void test_read_back(void)
     T_CHECK(same(0, 8000), "delivered as sent");
     T_EQ(file_reads, 0);
     /* Only references within the last TCP_RECENT octets are left. */
-    T_CHECK(t.nref == 5 && t.ref_list == &b && b.refs.oldest == &t.ref_node, "%u references", t.nref);
+    T_CHECK(t.refs->n == 5 && t.refs->list == &b && b.ref_dirs.oldest == &t.refs->node, "%u references", t.refs->n);
     /* A retransmission compares against the octets read back: exactly
      * where they differ. */
     uint8_t bad[600];
@@ -239,14 +239,14 @@ static void test_read_back(void)
     T_EQ(o.conflicts, 1);
     T_EQ(conflict_off, 7523);
     T_EQ(conflict_len, 8000 - 7523);
-    T_CHECK(t.nref == 0 && !t.ref_list && !b.refs.oldest && file_reads >= 5, "compared: all read back");
+    T_CHECK(t.refs->n == 0 && !t.refs->list && !b.ref_dirs.oldest && file_reads >= 5, "compared: all read back");
     tcp_dir_segment(&t, 0, ISN + 4000, src + 4000, 4000, 4000, 0, 10, &sink, &b);
     T_EQ(o.conflicts, 1);
 
     /* Small segments: at TCP_REFS references they are read back. */
     for (unsigned k = 0; k < 10; k++)
         src_seg(&t, &b, 8000 + k * 100u, 100);
-    T_CHECK(t.nref >= 1 && t.nref <= TCP_REFS, "%u references", t.nref);
+    T_CHECK(t.refs->n >= 1 && t.refs->n <= TCP_REFS, "%u references", t.refs->n);
     tcp_dir_segment(&t, 0, ISN + 8000, src + 8000, 1000, 1000, 0, 11, &sink, &b);
     T_EQ(o.conflicts, 1);
 
@@ -257,7 +257,7 @@ static void test_read_back(void)
     seg(&t, &b, 12000, 1200); /* queued; its last 104 octets go where 9000.. went */
     src_seg(&t, &b, 11000, 1000);
     T_CHECK(same(0, 13200), "delivered as sent");
-    T_CHECK(!b.refs.oldest, "read back before the queued octets were copied");
+    T_CHECK(!b.ref_dirs.oldest, "read back before the queued octets were copied");
     seg(&t, &b, 9200, 4000);
     T_EQ(t.conflicts, 1);
 
@@ -280,11 +280,11 @@ static void test_read_back(void)
     b.src.at = 1 + 30;
     tcp_dir_segment(&u, 0, ISN + 50000, src, 500, 500, 0, 13, &sink, &b);
     b.src.at = 0;
-    T_CHECK(b.refs.oldest == &t.ref_node && b.refs.newest == &u.ref_node, "both listed, oldest first");
+    T_CHECK(b.ref_dirs.oldest == &t.refs->node && b.ref_dirs.newest == &u.refs->node, "both listed, oldest first");
     tcp_dir_free(&t, &b);
-    T_CHECK(b.refs.oldest == &u.ref_node && !u.ref_node.older, "the freed one left the list");
+    T_CHECK(b.ref_dirs.oldest == &u.refs->node && !u.refs->node.older, "the freed one left the list");
     tcp_settle_all(&b);
-    T_CHECK(!b.refs.oldest && !b.refs.newest && u.nref == 0, "all read back");
+    T_CHECK(!b.ref_dirs.oldest && !b.ref_dirs.newest && u.refs->n == 0, "all read back");
     memset(file, 0, sizeof file);
     tcp_dir_segment(&u, 0, ISN + 50100, src + 100, 300, 300, 0, 14, &sink, &b);
     T_EQ(u.conflicts, 0);
