@@ -124,12 +124,16 @@ static int parse_alt_body(pctx *c, const cJSON *j, const char *path, sc_alt *a)
             continue;
         }
         if (scope == 1 && !strcmp(m->string, "private_data")) {
+            if (a->pd_set)
+                return sp_fail(c, mpath, "given twice");
             if (sp_get_bytes(c, m, mpath, &a->pd))
                 return -1;
             a->pd_set = 1;
             continue;
         }
         if (a->kind == SE_FPDU && !strcmp(m->string, "payload")) {
+            if (a->payload_set)
+                return sp_fail(c, mpath, "given twice");
             if (sp_get_bytes(c, m, mpath, &a->payload))
                 return -1;
             if (a->payload.len > SC_PAYLOAD_MAX)
