@@ -15,8 +15,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#ifdef MPA_RING_CHECK
+#include <stdlib.h> /* abort */
+#endif
 
 #include "fpdu_rx.h"
 #include "atomicq.h"
