@@ -211,6 +211,7 @@ static void start_engine(mc_conn *c)
     for (int dir = 0; dir < 2; dir++)
         c->tcp[dir].no_recent = 0; /* retransmissions are judged from here on */
     mpa_stream_init(c->ms, &cfg, c->h.event, c->h.user);
+    mpa_stream_quiet_markers(c->ms, c->cfg.quiet_markers);
     c->state = MC_MPA;
     notes_release(c);
     set_limits(c);

@@ -92,6 +92,7 @@ typedef struct mc_cfg {
     uint8_t to_port[2];    /* dir's octets go to a named port */
     /* Mid-stream framing (mpa_tri): [0] octets sent to the named port, [1] from it. */
     uint8_t mid_markers[2], mid_crc[2];
+    uint8_t quiet_markers; /* the hooks want no marker events (mpa_stream_quiet_markers) */
 } mc_cfg;
 
 typedef struct mc_conn mc_conn;

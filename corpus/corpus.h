@@ -207,6 +207,10 @@ void cs_log_free(cs_log *l);
  */
 cs_log cs_run(const cs_scen *s, cs_split sp);
 
+/* cs_run with mpa_stream_quiet_markers(quiet); the log then ends with a
+ * line per direction giving mpa_dir_stats.markers. */
+cs_log cs_run_quiet(const cs_scen *s, cs_split sp, int quiet);
+
 /* ---- small utilities ---------------------------------------------------- */
 
 /* xorshift64: the next pseudo-random number of the state at x (not 0). */

@@ -73,7 +73,7 @@ uint64_t cs_rng(uint64_t *x)
 }
 
 /* Runs scenario s; returns the log (caller frees with cs_log_free). */
-cs_log cs_run(const cs_scen *s, cs_split sp)
+static cs_log run(const cs_scen *s, cs_split sp, int quiet)
 {
     cs_log log;
     memset(&log, 0, sizeof log);
@@ -103,6 +103,8 @@ cs_log cs_run(const cs_scen *s, cs_split sp)
     }
     mpa_stream *st = malloc(mpa_stream_size());
     mpa_stream_init(st, &cfg, cs_log_event, &log);
+    if (quiet >= 0)
+        mpa_stream_quiet_markers(st, quiet);
     /* pending pieces per direction; at most total octets of pieces */
     size_t maxp = s->len + s->nch + 4;
     pend_t *q[2];
@@ -163,9 +165,19 @@ cs_log cs_run(const cs_scen *s, cs_split sp)
         }
     }
     mpa_stream_finish(st);
+    for (int dir = 0; quiet >= 0 && dir < 2; dir++) {
+        char line[64];
+        snprintf(line, sizeof line, "d%d STATS markers %llu", dir,
+                 (unsigned long long)mpa_stream_stats(st, dir)->markers);
+        log_add(&log, line);
+    }
     free(q[0]);
     free(q[1]);
     free(st);
     return log;
 }
+
+cs_log cs_run(const cs_scen *s, cs_split sp) { return run(s, sp, -1); }
+
+cs_log cs_run_quiet(const cs_scen *s, cs_split sp, int quiet) { return run(s, sp, quiet); }
 

@@ -167,6 +167,10 @@ size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
                 if (rx->nmk == MPA_MARKER_LEN) {
                     rx->nmk = 0;
                     rx_marker_done(rx);
+                    if (rx->mk_quiet && !(rx->mk.res_bad | rx->mk.ptr_bad | rx->mk.len_disagree | rx->mk.same_bad)) {
+                        rx->quiet_n++;
+                        continue;
+                    }
                     *item = RX_MARKER;
                     return i;
                 }

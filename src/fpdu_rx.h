@@ -45,6 +45,11 @@ typedef struct fpdu_rx {
      * octets, so markers drift +4 octets per FPDU off the RFC grid. */
     uint8_t mk_order;
     uint8_t mk_nocrc;
+    /* Set by the caller for one rx_run call: a marker that needs no
+     * finding (every mk.*_bad flag clear) is counted in quiet_n and read
+     * past, rather than ending the call with RX_MARKER. */
+    uint8_t mk_quiet;
+    uint32_t quiet_n;
     uint32_t crc_octets;    /* CRC octets read since rx_init */
 
     uint32_t pos;           /* sequence number of the next octet */

@@ -242,6 +242,7 @@ struct mpa_stream {
     uint8_t finished;       /* mpa_stream_finish was called */
     uint8_t startup_lost;   /* a startup frame fell in a capture hole */
     uint8_t midstream;      /* the capture began after the startup */
+    uint8_t quiet_mk;       /* mpa_stream_quiet_markers */
     dirst d[2];             /* after the flags above, which every FPDU reads */
     uint8_t not_judged[(MPA_F__COUNT + 7) / 8]; /* rules said not judged (once each) */
     char msg[256];
@@ -2704,7 +2705,20 @@ static size_t feed_fpdu_core(S *s, int dir, const uint8_t *p, size_t len)
         size_t lim = mk_limit(&d->mk, &d->rx, len - i);
         if (d->inner_due && d->inner_due - d->off < lim)
             lim = (size_t)(d->inner_due - d->off);
+        /* Nothing in doubt, the marker form settled, past the first
+         * FPDU-mode octet, and (CRCs off) the header of the FPDU being
+         * read judged already, which a return at a marker would do
+         * below: a marker on_marker would only count and pass on is
+         * counted here, when no one wants its event. */
+        d->rx.mk_quiet = s->quiet_mk && d->rx.markers && d->mk.state == MK_DONE && !d->probe && !d->doubt &&
+                         !d->dbuf_on && !d->inner_due && !d->along && !d->sh_on && !d->replay_to &&
+                         d->off > d->mode_off && (d->crc || d->hdr_seen);
         size_t n = rx_run(&d->rx, p + i, lim, &item);
+        if (d->rx.mk_quiet) {
+            d->rx.mk_quiet = 0;
+            d->st.markers += d->rx.quiet_n;
+            d->rx.quiet_n = 0;
+        }
         hist_put(d, d->off, p + i, n);
         /* CRCs off: the header is judged for framing as soon as it is in
          * (a length read from payload may never complete). */
@@ -3480,4 +3494,9 @@ void mpa_stream_gap(mpa_stream *st, int dir, uint64_t len)
     finding(s, dir, d->off, MPA_F_CAP_HOLE, "%llu octets missing from the capture at offset %llu (%s)",
             (unsigned long long)len, (unsigned long long)d->off, where[m]);
     gap_apply(s, dir, len);
+}
+
+void mpa_stream_quiet_markers(mpa_stream *st, int on)
+{
+    SS(st)->quiet_mk = on ? 1 : 0;
 }

@@ -696,6 +696,7 @@ static mc_cfg conn_cfg(const audit *a, const key *k, int client_side)
         cfg.mid_markers[i] = a->o.mid_markers[i];
         cfg.mid_crc[i] = a->o.mid_crc[i];
     }
+    cfg.quiet_markers = 1; /* on_event has nothing to do with them */
     return cfg;
 }
 

@@ -224,6 +224,15 @@ size_t mpa_stream_feed(mpa_stream *s, int dir, const uint8_t *p, size_t len);
 /* 1 when direction dir cannot take octets until the other one advances. */
 int mpa_stream_waiting(const mpa_stream *s, int dir);
 
+/*
+ * on: no MPA_EV_MARKER events are wanted.  A marker that is in order
+ * (none of its rules broken, nothing in doubt) is then only counted in
+ * mpa_dir_stats.markers, and the engine reads on past it without
+ * stopping; a marker that breaks a rule is still reported, with its
+ * event.  Off after mpa_stream_init.
+ */
+void mpa_stream_quiet_markers(mpa_stream *s, int on);
+
 /* The next octet of dir starts a TCP segment (for MPA-FPD-ALIGN). */
 void mpa_stream_segment(mpa_stream *s, int dir);
 
