@@ -136,9 +136,54 @@ static void rx_fpdu_done(fpdu_rx *rx)
     rx->f.mbase = rx->mbase - (rx->mk_nocrc ? 4u : 0u);
 }
 
+/* The CRC of the octets one rx_run call reads is taken in as few calls as
+ * they allow: the octets it covers (RFC 5044 4.4: the FPDU up to its CRC
+ * field, markers included) follow one another in the caller's buffer,
+ * so they are gathered into one run, and the CRC is updated before
+ * rx->crc is read (the FPDU's end) and before the call returns.  The
+ * octets it does not cover (the CRC field, a marker inside it) come only
+ * after the covered ones of their FPDU; a run that did not continue
+ * would still be updated first (crc_add).  The result is the same as
+ * piece by piece: CRC32C over A then B is CRC32C over A and B together. */
+typedef struct crc_run {
+    const uint8_t *p;
+    size_t n;
+} crc_run;
+
+static inline void crc_add(fpdu_rx *rx, crc_run *r, const uint8_t *q, size_t n)
+{
+    if (r->n && r->p + r->n == q) {
+        r->n += n;
+        return;
+    }
+    if (r->n)
+        rx->crc = mpa_crc32c_update(rx->crc, r->p, r->n);
+    r->p = q;
+    r->n = n;
+}
+
+static inline void crc_flush(fpdu_rx *rx, crc_run *r)
+{
+    if (r->n)
+        rx->crc = mpa_crc32c_update(rx->crc, r->p, r->n);
+    r->n = 0;
+}
+
+/* n (at most 4) octets into a 4-octet field: the common whole field
+ * without a call. */
+static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (n == 4)
+        memcpy(dst, src, 4);
+    else
+        for (size_t k = 0; k < n; k++)
+            dst[k] = src[k];
+}
+
 size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
 {
     size_t i = 0;
+    crc_run cr = {NULL, 0};
     *item = RX_NONE;
     if (rx->phase == RX_LEN && rx->nlen == 0 && rx->ncrc == 0 && !rx->started)
         rx->nprefix = 0;
@@ -158,9 +203,9 @@ size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
                 size_t take = MPA_MARKER_LEN - rx->nmk;
                 if (take > room)
                     take = room;
-                memcpy(rx->mkb + rx->nmk, p + i, take);
+                copy_small(rx->mkb + rx->nmk, p + i, take);
                 if (rx->crc_on && rx->mk_in_crc)
-                    rx->crc = mpa_crc32c_update(rx->crc, p + i, take);
+                    crc_add(rx, &cr, p + i, take);
                 rx->nmk = (uint8_t)(rx->nmk + take);
                 rx->pos += (uint32_t)take;
                 i += take;
@@ -172,6 +217,7 @@ size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
                         continue;
                     }
                     *item = RX_MARKER;
+                    crc_flush(rx, &cr);
                     return i;
                 }
                 continue;
@@ -185,9 +231,12 @@ size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
             size_t take = 2u - rx->nlen;
             if (take > room)
                 take = room;
-            memcpy(rx->lenb + rx->nlen, p + i, take);
+            if (take == 2)
+                memcpy(rx->lenb, p + i, 2);
+            else
+                rx->lenb[rx->nlen] = p[i];
             if (rx->crc_on)
-                rx->crc = mpa_crc32c_update(rx->crc, p + i, take);
+                crc_add(rx, &cr, p + i, take);
             rx->nlen = (uint8_t)(rx->nlen + take);
             rx->pos += (uint32_t)take;
             i += take;
@@ -220,7 +269,7 @@ size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
                     rx->pad_nonzero |= q[k] != 0;
             }
             if (rx->crc_on)
-                rx->crc = mpa_crc32c_update(rx->crc, q, take);
+                crc_add(rx, &cr, q, take);
             rx->body_seen += (uint32_t)take;
             rx->pos += (uint32_t)take;
             i += take;
@@ -232,7 +281,7 @@ size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
             size_t take = 4u - rx->ncrc;
             if (take > room)
                 take = room;
-            memcpy(rx->crcb + rx->ncrc, p + i, take);
+            copy_small(rx->crcb + rx->ncrc, p + i, take);
             rx->ncrc = (uint8_t)(rx->ncrc + take);
             rx->pos += (uint32_t)take;
             rx->crc_octets += (uint32_t)take;
@@ -240,6 +289,7 @@ size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
                 rx->mbase += (uint32_t)take;
             i += take;
             if (rx->ncrc == 4) {
+                crc_flush(rx, &cr);
                 rx_fpdu_done(rx);
                 uint16_t keep = rx->nprefix;
                 rx_reset_fpdu(rx);
@@ -251,6 +301,7 @@ size_t rx_run(fpdu_rx *rx, const uint8_t *p, size_t len, int *item)
         }
         }
     }
+    crc_flush(rx, &cr);
     return i;
 }
 
