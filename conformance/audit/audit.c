@@ -90,6 +90,7 @@ struct audit {
     /* connections */
     conn **ht;
     size_t hsize, nopen;
+    conn *last_c;      /* the connection conn_find found last */
     age_list active;   /* open connections, least recently active first */
     mc_shared sh;                /* memory shared by all connections (--mem-cap) */
     char cap_desc[48];
@@ -564,22 +565,33 @@ uint64_t audit_flow_hash(int family, const uint8_t a_addr[16], uint16_t a_port, 
     return fnv16(fnv(h, b_addr, 16), b_port);
 }
 
-/* Runs once per packet: eight octets at a time, multiply-xorshift. */
+/* Runs once per packet, before the connection's state can be asked for:
+ * each 8-octet word multiplied on its own (so the multiplications do not
+ * wait for one another), the products rotated apart and folded, then one
+ * multiply-xorshift to spread every octet over the low bits the table
+ * uses. */
 static uint64_t key_hash(const key *k)
 {
-    _Static_assert(sizeof(key) % 8 == 0, "key is hashed in 8-octet words");
-    uint64_t h = 0x9E3779B97F4A7C15ull, w;
+    _Static_assert(sizeof(key) == 48, "key is hashed as six 8-octet words");
+    static const uint64_t mul[6] = {0x9E3779B97F4A7C15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull,
+                                    0xd6e8feb86659fd93ull, 0xa0761d6478bd642full, 0xe7037ed1a0b428dbull};
     const uint8_t *p = (const uint8_t *)k;
-    for (size_t i = 0; i < sizeof *k; i += 8) {
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
+    uint64_t h = 0;
+    for (unsigned i = 0; i < 6; i++) {
+        uint64_t w;
+        memcpy(&w, p + 8 * i, 8);
+        w = (w ^ (w >> 29)) * mul[i];
+        h ^= (w << (11 * i)) | (w >> ((64 - 11 * i) & 63));
     }
-    return h;
+    h ^= h >> 32;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 29);
 }
 
 static void ht_remove(audit *a, conn *c)
 {
+    if (a->last_c == c)
+        a->last_c = NULL;
     conn **pp = &a->ht[key_hash(&c->k) & (a->hsize - 1)];
     while (*pp && *pp != c)
         pp = &(*pp)->hnext;
@@ -607,6 +619,8 @@ static void ht_grow(audit *a)
 
 static void conn_free(audit *a, conn *c)
 {
+    if (a->last_c == c)
+        a->last_c = NULL;
     a->kept -= c->pub.nfindings;
     if (mc_stream(c->mc))
         a->nmpa--;
@@ -779,9 +793,13 @@ static int key_eq(const key *x, const key *y)
 
 static conn *conn_find(audit *a, const key *k)
 {
+    /* A packet often has the connection of the one before (data, then
+     * its acknowledgement). */
+    if (a->last_c && key_eq(&a->last_c->k, k))
+        return a->last_c;
     for (conn *c = a->ht[key_hash(k) & (a->hsize - 1)]; c; c = c->hnext)
         if (key_eq(&c->k, k))
-            return c;
+            return a->last_c = c;
     return NULL;
 }
 
