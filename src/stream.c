@@ -140,6 +140,7 @@ typedef struct dirst {
     uint8_t ver_done;     /* VER_*: DDP/RDMAP versions named (once per direction) */
     uint8_t rv_first;     /* 1 + the first valid RV (0 or 1) seen; 0: none yet */
     uint8_t h_ms_note;          /* the mid-stream start is still to be reported */
+    uint8_t hist_pos;           /* the next of hist[] (here: every FPDU reads it) */
     /* TCP segment starts not counted yet: they count once an FPDU is
      * judged (its framing held), and never when the framing is lost (no
      * alignment figure from misframed octets); the first misaligned one
@@ -172,7 +173,6 @@ typedef struct dirst {
     mkmodel mk;           /* how the sender writes markers (mkmodel.h) */
     mpa_ddp_hdr hist[HIST_N]; /* the last segment headers sent, ring */
     uint16_t hist_len[HIST_N]; /* ... and their ULPDU_Length */
-    uint8_t hist_pos;
     seq_st seq;                   /* DDP sequencing of what this side sends */
 
     /* Startup */
