@@ -382,11 +382,10 @@ static void dwin_release(dwin *w, uint64_t off)
     w->nold -= k;
 }
 
-/* The window holds [off, off + n): 0, or -1 when it cannot be mapped. */
-static int dwin_cover(dwin *w, int fd, uint64_t size, uint64_t off, size_t n)
+/* The window moved on to hold [off, off + n): 0, or -1 when it cannot be
+ * mapped. */
+static int dwin_move(dwin *w, int fd, uint64_t size, uint64_t off, size_t n)
 {
-    if (w->p && off >= w->base && off + n <= w->base + w->len)
-        return 0;
     if (w->p && w->old) {
         if (w->nold == w->maxold)
             dwin_release(w, UINT64_MAX); /* (not when hold is as said) */
@@ -406,6 +405,15 @@ static int dwin_cover(dwin *w, int fd, uint64_t size, uint64_t off, size_t n)
     madvise(m, w->len, MADV_SEQUENTIAL);
     w->p = m;
     return 0;
+}
+
+/* The window holds [off, off + n): 0, or -1 when it cannot be mapped.
+ * (Twice a record: the common case, inside the window, without a call.) */
+static inline int dwin_cover(dwin *w, int fd, uint64_t size, uint64_t off, size_t n)
+{
+    if (w->p && off >= w->base && off + n <= w->base + w->len)
+        return 0;
+    return dwin_move(w, fd, size, off, n);
 }
 
 /* The sink's source (input_sink.source): octets of the file, from the
