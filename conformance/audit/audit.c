@@ -1048,7 +1048,7 @@ void audit_source(audit *a, int (*read)(void *user, uint64_t off, uint8_t *dst, 
                         (unsigned long long)b->read_failed);
         b->read_failed = 0;
     }
-    b->src.read = a->o.nshards ? NULL : read;
+    b->src.read = read;
     b->src.user = user;
     b->src.at = 0;
 }
@@ -1064,6 +1064,14 @@ void audit_packet_mine(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t c
 {
     a->mine = 1;
     audit_packet(a, ts_ns, data, caplen, wirelen);
+    a->mine = 0;
+}
+
+void audit_packet_mine_at(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen,
+                          uint64_t at)
+{
+    a->mine = 1;
+    audit_packet_at(a, ts_ns, data, caplen, wirelen, at);
     a->mine = 0;
 }
 

@@ -190,7 +190,8 @@ void audit_packet(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen
  * read back from there when a retransmission comes, rather than copied
  * as they are delivered (capture/tcp.h); the report is the same.
  * audit_source(a, NULL, NULL) reads back what is still referenced: the
- * caller calls it before the source goes.  Not with --shard. */
+ * caller calls it before the source goes.  read may be called from the
+ * auditor's thread at any packet until then (mpa-audit -j N: workers). */
 void audit_source(audit *a, int (*read)(void *user, uint64_t off, uint8_t *dst, uint32_t n), void *user);
 void audit_packet_at(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen, uint64_t at);
 
@@ -210,6 +211,9 @@ int audit_packet_owner(audit_owner_cache *oc, int linktype, const uint8_t *data,
 audit_owner_cache *audit_owner_cache_new(void);
 void audit_owner_cache_free(audit_owner_cache *oc);
 void audit_packet_mine(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen);
+/* audit_packet_mine of a packet at offset at of the source (audit_packet_at). */
+void audit_packet_mine_at(audit *a, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen,
+                          uint64_t at);
 void audit_packet_other(audit *a, uint64_t ts_ns, uint32_t caplen);
 
 /* Where the auditor is, so that what a worker hands on can be put in the

@@ -418,15 +418,10 @@ static inline int dwin_cover(dwin *w, int fd, uint64_t size, uint64_t off, size_
 
 /* The sink's source (input_sink.source): octets of the file, from the
  * window when it holds them, else read. */
-static int dwin_read(void *ctx, uint64_t off, uint8_t *dst, uint32_t n)
+static int fd_read(int fd, uint64_t off, uint8_t *dst, uint32_t n)
 {
-    const dwin *w = ctx;
-    if (w->p && off >= w->base && off + n <= w->base + w->len) {
-        memcpy(dst, w->p + (off - w->base), n);
-        return 0;
-    }
     while (n) {
-        ssize_t r = pread(w->fd, dst, n, (off_t)off);
+        ssize_t r = pread(fd, dst, n, (off_t)off);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
@@ -436,6 +431,22 @@ static int dwin_read(void *ctx, uint64_t off, uint8_t *dst, uint32_t n)
         n -= (uint32_t)r;
     }
     return 0;
+}
+
+static int dwin_read(void *ctx, uint64_t off, uint8_t *dst, uint32_t n)
+{
+    const dwin *w = ctx;
+    if (w->p && off >= w->base && off + n <= w->base + w->len) {
+        memcpy(dst, w->p + (off - w->base), n);
+        return 0;
+    }
+    return fd_read(w->fd, off, dst, n);
+}
+
+/* (Only the descriptor, which the reader never changes, is read.) */
+int input_source_pread(void *ctx, uint64_t off, uint8_t *dst, uint32_t n)
+{
+    return fd_read(((const dwin *)ctx)->fd, off, dst, n);
 }
 
 /* Reads records until the end, limit packets (0: no limit) or a stop:
@@ -497,11 +508,13 @@ static uint64_t direct_read(reader *rd, const source *src, unsigned long long li
         uint64_t pf = off + PREFETCH_AHEAD, pf_end = pf + 16 + caplen;
         if (pf_end > w.base + w.len)
             pf_end = w.base + w.len;
+        if (rd->sink->hold) /* (-j N: the reader reads only the headers) */
+            pf_end = pf + 64 < pf_end ? pf + 64 : pf_end;
         for (pf &= ~(uint64_t)63; pf < pf_end; pf += 64)
             __builtin_prefetch(w.p + (pf - w.base));
         uint64_t ts = (uint64_t)sec * 1000000000ull + (uint64_t)frac * (nano ? 1u : 1000u);
         if (at_src)
-            rd->sink->packet_at(rd->sink->user, ts, r + 16, caplen, len, off + 16);
+            rd->sink->packet_at(rd->sink->user, ts, r + 16, caplen, len, off + 16, w.old != NULL);
         else
             rd->sink->packet(rd->sink->user, ts, r + 16, caplen, len, w.old != NULL);
         off += 16 + (uint64_t)caplen;
@@ -581,8 +594,9 @@ static void to_source(void *user, int (*read)(void *ctx, uint64_t off, uint8_t *
 }
 
 static void to_packet_at(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen,
-                         uint64_t off)
+                         uint64_t off, int held)
 {
+    (void)held;
     audit_packet_at(user, ts_ns, data, caplen, wirelen, off);
 }
 

@@ -39,13 +39,22 @@ typedef struct input_sink {
     uint64_t hold;
     /* Optional: a file read in place is a source its packets can be read
      * again from (read, with ctx; NULL when it goes: the sink is then
-     * done with it), and each packet is handed to packet_at with its
-     * offset in the file, rather than to packet. */
+     * done with it, and the file is closed when source returns), and each
+     * packet is handed to packet_at with its offset in the file (and held
+     * as for packet), rather than to packet.  A sink with hold set (-j N)
+     * reads the packets' octets on other cores: the reader then asks
+     * ahead only for their headers. */
     void (*source)(void *user, int (*read)(void *ctx, uint64_t off, uint8_t *dst, uint32_t n), void *ctx);
     void (*packet_at)(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen,
-                      uint64_t off);
+                      uint64_t off, int held);
 } input_sink;
 int input_file_to(const input_sink *sink, const char *name, const input_opts *o, unsigned long long *total);
+
+/* For a sink whose source is read from other threads than the reader's
+ * (mpa-audit -j N): the same source as source's read and ctx give, read
+ * with pread alone (never the reader's moving window).  Valid until
+ * source is called with NULL. */
+int input_source_pread(void *ctx, uint64_t off, uint8_t *dst, uint32_t n);
 
 /* Whether name opens as a capture (its file header): 0, or 2 (said on
  * stderr).  Not for "-" (that would consume standard input). */

@@ -35,12 +35,15 @@
  * keep it there; longer ones, and the rest, are copied into the batch. */
 #define HELD_MAX 65536u
 
-enum { R_PACKET, R_FILE, R_PROBLEM };
+enum { R_PACKET, R_FILE, R_PROBLEM, R_SOURCE };
 
 typedef struct rec {
     uint64_t ts;
     size_t at;            /* octets (the text of a problem) in the batch */
     const uint8_t *held;  /* or the packet where the reader holds it */
+    uint64_t src_at;      /* 1 + its offset in the source, or 0 (audit_packet_at) */
+    int (*read)(void *ctx, uint64_t off, uint8_t *dst, uint32_t n); /* R_SOURCE */
+    void *ctx;
     uint32_t caplen, wirelen;
     int owner;            /* the worker; -1: all */
     uint8_t kind;
@@ -297,11 +300,33 @@ static void on_gauge(void *user, int which, uint64_t packet, uint64_t peak, uint
     e->g[2] = after;
 }
 
+/* The octets of this worker's packet PREFETCH_RECS records on are asked
+ * for while it audits the ones before (the reader's own page-ahead
+ * prefetch brings them into the reader's core, not the workers'). */
+#define PREFETCH_RECS 4u
+
+static void prefetch_rec(const worker *w, const batch *b, const rec *r)
+{
+#if defined(__GNUC__)
+    if (r->kind != R_PACKET || (r->owner >= 0 && (unsigned)r->owner != w->k))
+        return;
+    const uint8_t *p = r->held ? r->held : b->data + r->at;
+    for (uint32_t o = 0; o < r->caplen; o += 64)
+        __builtin_prefetch(p + o);
+#else
+    (void)w, (void)b, (void)r;
+#endif
+}
+
 static int run_batch(worker *w, batch *b)
 {
     w->cur = b;
+    for (unsigned i = 0; i < b->nrec && i < PREFETCH_RECS; i++)
+        prefetch_rec(w, b, &b->recs[i]);
     for (unsigned i = 0; i < b->nrec; i++) {
         const rec *r = &b->recs[i];
+        if (i + PREFETCH_RECS < b->nrec)
+            prefetch_rec(w, b, &b->recs[i + PREFETCH_RECS]);
         switch (r->kind) {
         case R_FILE:
             audit_begin_file(w->a, r->name, r->linktype);
@@ -316,8 +341,17 @@ static int run_batch(worker *w, batch *b)
         case R_PROBLEM:
             audit_input_problem(w->a, (mpa_finding_id)r->linktype, "%s", (const char *)b->data + r->at);
             break;
+        case R_SOURCE:
+            audit_source(w->a, r->read, r->ctx);
+            break;
         default:
-            if (r->owner < 0)
+            if (r->src_at && r->owner < 0)
+                audit_packet_at(w->a, r->ts, r->held ? r->held : b->data + r->at, r->caplen, r->wirelen,
+                                r->src_at - 1);
+            else if (r->src_at && (unsigned)r->owner == w->k)
+                audit_packet_mine_at(w->a, r->ts, r->held ? r->held : b->data + r->at, r->caplen, r->wirelen,
+                                     r->src_at - 1);
+            else if (r->owner < 0)
                 audit_packet(w->a, r->ts, r->held ? r->held : b->data + r->at, r->caplen, r->wirelen);
             else if ((unsigned)r->owner == w->k)
                 audit_packet_mine(w->a, r->ts, r->held ? r->held : b->data + r->at, r->caplen, r->wirelen);
@@ -493,7 +527,8 @@ static void to_begin(void *user, const char *name, int linktype)
     r->linktype = linktype;
 }
 
-static void to_packet(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen, int held)
+static void to_packet_at(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen,
+                         uint64_t off, int held)
 {
     jobs *j = user;
     held = held && caplen <= HELD_MAX;
@@ -501,6 +536,7 @@ static void to_packet(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t 
     if (!r)
         return;
     r->kind = R_PACKET;
+    r->src_at = off == UINT64_MAX ? 0 : off + 1;
     r->ts = ts_ns;
     r->caplen = caplen;
     r->wirelen = wirelen;
@@ -509,6 +545,30 @@ static void to_packet(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t 
         r->held = data;
     else
         memcpy(rec_data(j, r), data, caplen);
+}
+
+static void to_packet(void *user, uint64_t ts_ns, const uint8_t *data, uint32_t caplen, uint32_t wirelen, int held)
+{
+    to_packet_at(user, ts_ns, data, caplen, wirelen, UINT64_MAX, held);
+}
+
+static void to_sync(void *user);
+
+/* A file read in place: each worker reads TCP's history back from it
+ * (audit_source), with pread, as the reader's window moves on.  When it
+ * goes, the workers read back what they still refer to before the reader
+ * closes the file: it waits for them. */
+static void to_source(void *user, int (*read)(void *ctx, uint64_t off, uint8_t *dst, uint32_t n), void *ctx)
+{
+    jobs *j = user;
+    rec *r = room(j, 0, 0);
+    if (!r)
+        return;
+    r->kind = R_SOURCE;
+    r->read = read ? input_source_pread : NULL;
+    r->ctx = ctx;
+    if (!read)
+        to_sync(j);
 }
 
 /* The reader lets go of what it holds: the workers are done with it. */
@@ -551,7 +611,8 @@ jobs *jobs_new(audit *agg, const audit_out *out, const audit_opts *o, unsigned n
     j->conn_findings = conn_findings;
     /* Batches not merged span at most nb * BATCH_OCTETS of the file
      * before the record being read (and start a window before). */
-    j->sink = (input_sink){j, to_begin, to_packet, to_problem, to_sync, (uint64_t)(j->nb + 1) * BATCH_OCTETS, NULL, NULL};
+    j->sink = (input_sink){j,       to_begin, to_packet, to_problem, to_sync, (uint64_t)(j->nb + 1) * BATCH_OCTETS,
+                           to_source, to_packet_at};
     j->b = calloc(j->nb, sizeof *j->b);
     j->w = calloc(n, sizeof *j->w);
     j->done = calloc(n, sizeof *j->done);
