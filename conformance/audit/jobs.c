@@ -300,6 +300,9 @@ static void on_gauge(void *user, int which, uint64_t packet, uint64_t peak, uint
     e->g[2] = after;
 }
 
+/* A packet's octets: where the reader holds them, or in the batch. */
+static const uint8_t *rec_bytes(const batch *b, const rec *r) { return r->held ? r->held : b->data + r->at; }
+
 /* The octets of this worker's packet PREFETCH_RECS records on are asked
  * for while it audits the ones before (the reader's own page-ahead
  * prefetch brings them into the reader's core, not the workers'). */
@@ -310,7 +313,7 @@ static void prefetch_rec(const worker *w, const batch *b, const rec *r)
 #if defined(__GNUC__)
     if (r->kind != R_PACKET || (r->owner >= 0 && (unsigned)r->owner != w->k))
         return;
-    const uint8_t *p = r->held ? r->held : b->data + r->at;
+    const uint8_t *p = rec_bytes(b, r);
     for (uint32_t o = 0; o < r->caplen; o += 64)
         __builtin_prefetch(p + o);
 #else
@@ -345,18 +348,16 @@ static int run_batch(worker *w, batch *b)
             audit_source(w->a, r->read, r->ctx);
             break;
         default:
-            if (r->src_at && r->owner < 0)
-                audit_packet_at(w->a, r->ts, r->held ? r->held : b->data + r->at, r->caplen, r->wirelen,
-                                r->src_at - 1);
-            else if (r->src_at && (unsigned)r->owner == w->k)
-                audit_packet_mine_at(w->a, r->ts, r->held ? r->held : b->data + r->at, r->caplen, r->wirelen,
-                                     r->src_at - 1);
-            else if (r->owner < 0)
-                audit_packet(w->a, r->ts, r->held ? r->held : b->data + r->at, r->caplen, r->wirelen);
-            else if ((unsigned)r->owner == w->k)
-                audit_packet_mine(w->a, r->ts, r->held ? r->held : b->data + r->at, r->caplen, r->wirelen);
-            else
+            if (r->owner >= 0 && (unsigned)r->owner != w->k)
                 audit_packet_other(w->a, r->ts, r->caplen);
+            else if (r->src_at && r->owner < 0)
+                audit_packet_at(w->a, r->ts, rec_bytes(b, r), r->caplen, r->wirelen, r->src_at - 1);
+            else if (r->src_at)
+                audit_packet_mine_at(w->a, r->ts, rec_bytes(b, r), r->caplen, r->wirelen, r->src_at - 1);
+            else if (r->owner < 0)
+                audit_packet(w->a, r->ts, rec_bytes(b, r), r->caplen, r->wirelen);
+            else
+                audit_packet_mine(w->a, r->ts, rec_bytes(b, r), r->caplen, r->wirelen);
         }
     }
     if (b->last)
