@@ -76,7 +76,7 @@ static gboolean g_term_seen;
 static const char *const col_proto[] = {IW_SHORT_MPA, IW_SHORT_DDP, IW_SHORT_RDMAP};
 
 /* TCP's fields, found by name at handoff. */
-static int hf_tcp_srcport = -1, hf_tcp_len = -1, hf_tcp_hdr_len = -1, hf_tcp_stream = -1;
+static int hf_tcp_len = -1, hf_tcp_stream = -1;
 
 /* ---- fields ------------------------------------------------------------ */
 
@@ -273,42 +273,46 @@ static guint32 fi_uint(field_info *fi)
     return 0;
 }
 
-/* The innermost TCP header of the frame, and where its payload is. */
+/* The innermost TCP header of the frame, and where its payload is.  Of
+ * TCP's fields two are wanted, both generated without text: tcp.len,
+ * which TCP adds at the header's start once it has judged the header's
+ * length, and tcp.stream.  The rest is read from the header's octets
+ * where TCP read them.  (Each wanted field costs a list per packet; a
+ * wanted tcp.srcport or tcp.hdr_len has its text made even where nobody
+ * shows it, and a wanted "tcp" makes all of TCP's fields real from
+ * Wireshark 4.6 on.) */
 static gboolean find_tcp(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
 {
     if (!tree)
         return FALSE;
-    GPtrArray *a = proto_get_finfo_ptr_array(tree, hf_tcp_srcport);
-    if (!a || !a->len)
+    GPtrArray *la = proto_get_finfo_ptr_array(tree, hf_tcp_len);
+    if (!la || !la->len)
         return FALSE;
-    field_info *sp = g_ptr_array_index(a, a->len - 1);
-    tvbuff_t *tvb = sp->ds_tvb;
-    int lo = sp->start, hi = sp->start + 60;
-    field_info *hl = field_in(tree, hf_tcp_hdr_len, tvb, lo, hi), *st = field_in(tree, hf_tcp_stream, tvb, lo, hi);
-    GPtrArray *la = proto_get_finfo_ptr_array(tree, hf_tcp_len), *sa = proto_get_finfo_ptr_array(tree, hf_tcp_stream);
-    int have = tvb_captured_length_remaining(tvb, lo);
-    /* TCP added its header length only once it had the fixed header's
-     * first 13 octets; the flags are the 14th. */
-    if (!hl || !la || !la->len || have < 14)
-        return FALSE;
-    /* tcp.len and tcp.stream are generated fields: take the last ones. */
     field_info *ln = g_ptr_array_index(la, la->len - 1);
+    tvbuff_t *tvb = ln->ds_tvb;
+    int lo = ln->start, hi = ln->start + 60;
+    field_info *st = field_in(tree, hf_tcp_stream, tvb, lo, hi);
+    GPtrArray *sa = proto_get_finfo_ptr_array(tree, hf_tcp_stream);
+    int have = tvb && lo >= 0 ? tvb_captured_length_remaining(tvb, lo) : 0;
+    /* The flags are the 14th octet. */
+    if (have < 14)
+        return FALSE;
+    /* tcp.stream is a generated field: the last one when none is here. */
     if (!st && sa && sa->len)
         st = g_ptr_array_index(sa, sa->len - 1);
     if (!st)
         return FALSE;
+    const guint8 *h = tvb_get_ptr(tvb, lo, 14);
+    guint32 hdr = (guint32)(h[12] >> 4) * 4;
+    if (hdr < 20)
+        return FALSE; /* TCP gave up on this header */
     memset(seg, 0, sizeof *seg);
     seg->stream = fi_uint(st);
     seg->src = &pinfo->net_src;
     seg->dst = &pinfo->net_dst;
-    /* The rest is read from the header's octets, where TCP read it: a
-     * field the postdissector wants costs a list per field and packet. */
-    guint32 hdr = fi_uint(hl);
-    int n = MIN(have, (int)MIN(hdr, 60u));
-    if (n < 14)
-        n = 14;
-    const guint8 *h = tvb_get_ptr(tvb, lo, n);
-    seg->sport = (uint16_t)fi_uint(sp);
+    int n = MIN(have, (int)hdr);
+    h = tvb_get_ptr(tvb, lo, n);
+    seg->sport = (uint16_t)(h[0] << 8 | h[1]);
     seg->dport = (uint16_t)(h[2] << 8 | h[3]);
     seg->seq = (guint32)h[4] << 24 | (guint32)h[5] << 16 | (guint32)h[6] << 8 | h[7];
     seg->syn = (h[13] & 0x02) != 0;
@@ -333,7 +337,7 @@ static gboolean find_tcp(packet_info *pinfo, proto_tree *tree, iw_seg *seg)
         o += h[o + 1];
     }
     seg->tvb = tvb;
-    seg->payload_off = sp->start + (int)hdr;
+    seg->payload_off = lo + (int)hdr;
     seg->payload_wire = fi_uint(ln);
     int cap = (int)tvb_captured_length(tvb) - seg->payload_off;
     if (cap < 0)
@@ -1860,11 +1864,11 @@ void proto_register_iwmpa(void)
 
 void proto_reg_handoff_iwmpa(void)
 {
-    /* Four fields of TCP's: where its header is, its length, the
-     * payload's length and the stream; find_tcp() reads the rest from the
-     * header's octets. */
-    static const char *const names[] = {"tcp.srcport", "tcp.len", "tcp.hdr_len", "tcp.stream"};
-    int *ids[] = {&hf_tcp_srcport, &hf_tcp_len, &hf_tcp_hdr_len, &hf_tcp_stream};
+    /* Of TCP's fields, two: the payload's length (at the header's start)
+     * and the stream; find_tcp() reads the rest from the header's
+     * octets. */
+    static const char *const names[] = {"tcp.len", "tcp.stream"};
+    int *ids[] = {&hf_tcp_len, &hf_tcp_stream};
     GArray *wanted = g_array_new(FALSE, FALSE, (guint)sizeof(int));
     for (unsigned i = 0; i < G_N_ELEMENTS(names); i++) {
         *ids[i] = proto_registrar_get_id_byname(names[i]);
