@@ -198,6 +198,11 @@ static void compat(proto_tree *tree, int c, tvbuff_t *tvb, int off, int len, gui
     int hf = hf_compat[c];
     if (!tree || !compat_kind[c] || !pref_in_charge || !pref_compat || !tvb)
         return;
+    /* In a tree nobody sees, a field nothing asks for (no filter,
+     * column, tap or -e names it) is not made: Wireshark would fake it,
+     * or make it hidden where nobody looks. */
+    if (!proto_field_is_referenced(tree, hf))
+        return;
     if ((guint)off + (guint)len > tvb_captured_length(tvb))
         off = len = 0;
     proto_item *pi = NULL;
