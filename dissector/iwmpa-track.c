@@ -376,6 +376,9 @@ static mc_cfg conn_cfg(const conn *c)
      * the client's. */
     cfg.to_port[0] = (uint8_t)(on_port_list(p, c->conv->port[1]) || c->forced);
     cfg.to_port[1] = (uint8_t)on_port_list(p, c->conv->port[0]);
+    /* Markers are drawn inside their FPDU, from its octets: libmpa reads
+     * past those that break no rule without an event. */
+    cfg.quiet_markers = 1;
     for (int i = 0; i < 2; i++) {
         cfg.mid_markers[i] = p ? p->mid_markers[i] : 0;
         cfg.mid_crc[i] = p ? p->mid_crc[i] : 0;
