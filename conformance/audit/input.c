@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * mpa-audit's input (input.h): capture files through libpcap, read from
- * a window mapped from the file, and live capture; each packet goes to
+ * mpa-audit's input (input.h): capture files through libpcap, read a
+ * window at a time into a buffer, and live capture; each packet goes to
  * the auditor.  Where a file is unreadable or cut short, the message and
  * the finding say where (record number and byte offset).
  */
@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -166,24 +165,16 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *d
 }
 
 /*
- * A regular file is read through a window mapped from it: the pages come
- * straight from the page cache (no read(2) copy, a system call per 2 MiB
- * rather than per buffer), and the window moves on, so the memory this
- * costs stays at the window whatever the file size.  libpcap gets an
- * ordinary stdio stream (fopencookie) and never knows.
- */
-#define WINDOW (2u << 20)
-
-/*
  * Every input is read through a stdio stream of ours (fopencookie) that
  * counts the octets it hands to libpcap and keeps the first four (the
  * file's magic): so a file, a pipe and standard input all get the same
  * messages, with byte offsets, when they are cut short or unreadable.
- * A regular file is read through a window mapped from it: the pages
- * come straight from the page cache (no read(2) copy, a system call per
- * 2 MiB rather than per buffer), and the window moves on, so the memory
- * this costs stays at the window whatever the file size.  Anything else
- * (a pipe, a terminal, standard input) is read with read(2).
+ * Everything is read with read(2), into stdio's buffer (256 KiB for a
+ * regular file: a system call per 256 KiB).  A regular file was once
+ * mapped instead; under a hypervisor that shadows the guest's page
+ * tables (a PVM guest), the first touch of every freshly mapped page
+ * traps, and that made the whole audit twice as slow as copying
+ * (bench/README.md, "Reading without mapping").
  */
 typedef struct source {
     int fd;
@@ -191,10 +182,6 @@ typedef struct source {
     off_t size;               /* of a regular file; -1 otherwise */
     uint64_t pos;             /* octets handed on so far */
     unsigned char head[4];    /* the first octets handed on */
-    /* regular files: the window */
-    off_t base;               /* offset of the window */
-    const unsigned char *win;
-    size_t wlen, wpos;        /* window length; read position in it */
     /* spliced: the file header, then the file from offset jump on (the
      * records the direct reader left to libpcap); read with pread */
     uint64_t jump;
@@ -207,37 +194,7 @@ static void note_head(source *m, const char *buf, size_t n)
     m->pos += n;
 }
 
-static ssize_t mapped_read(void *cookie, char *buf, size_t size)
-{
-    source *m = cookie;
-    size_t done = 0;
-    while (done < size) {
-        if (m->wpos == m->wlen) {
-            if (m->win)
-                munmap((void *)m->win, m->wlen);
-            m->win = NULL;
-            m->base += (off_t)m->wlen;
-            m->wpos = m->wlen = 0;
-            if (m->base >= m->size)
-                break;
-            size_t len = m->size - m->base < (off_t)WINDOW ? (size_t)(m->size - m->base) : WINDOW;
-            void *w = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, m->fd, m->base);
-            if (w == MAP_FAILED)
-                break;
-            madvise(w, len, MADV_SEQUENTIAL);
-            m->win = w;
-            m->wlen = len;
-        }
-        size_t n = m->wlen - m->wpos < size - done ? m->wlen - m->wpos : size - done;
-        memcpy(buf + done, m->win + m->wpos, n);
-        m->wpos += n;
-        done += n;
-    }
-    note_head(m, buf, done);
-    return done || size == 0 || m->base >= m->size ? (ssize_t)done : -1;
-}
-
-static ssize_t piped_read(void *cookie, char *buf, size_t size)
+static ssize_t plain_read(void *cookie, char *buf, size_t size)
 {
     source *m = cookie;
     ssize_t n;
@@ -274,8 +231,6 @@ static ssize_t spliced_read(void *cookie, char *buf, size_t size)
 static int source_close(void *cookie)
 {
     source *m = cookie;
-    if (m->win)
-        munmap((void *)m->win, m->wlen);
     int rc = m->own_fd ? close(m->fd) : 0;
     free(m);
     return rc;
@@ -319,7 +274,7 @@ static FILE *open_capture(const char *name, source **src, uint64_t jump)
     if (regular && !own && lseek(fd, 0, SEEK_CUR) != 0)
         regular = 0;
     m->jump = jump;
-    cookie_io_functions_t io = {jump ? spliced_read : regular ? mapped_read : piped_read, NULL, source_seek,
+    cookie_io_functions_t io = {jump ? spliced_read : plain_read, NULL, source_seek,
                                 source_close};
     FILE *fp = fopencookie(m, "rb", io);
     if (!fp) {
@@ -335,10 +290,11 @@ static FILE *open_capture(const char *name, source **src, uint64_t jump)
 
 /*
  * The direct reader: a classic pcap file (Ethernet, version 2.4, either
- * byte order, micro- or nanoseconds, no filter) is read in place from a
- * window mapped from it (DIRECT_WINDOW, moved on: the memory stays flat
- * whatever the file size), each record handed to the auditor without a
- * copy or libpcap's callback.  It takes only the records libpcap would
+ * byte order, micro- or nanoseconds, no filter) is read a window at a
+ * time into a buffer (DIRECT_WINDOW octets with pread, moved on and
+ * used again: the memory stays flat whatever the file size), each
+ * record handed to the auditor from there, without a further copy or
+ * libpcap's callback.  It takes only the records libpcap would
  * hand on unchanged: whole, caplen within the snap length and the wire
  * length, timestamps that fit libpcap's signed 32-bit fields.  At the
  * first other one (cut short, over the snap length, ...) it stops and
@@ -355,16 +311,36 @@ static uint32_t get32(const unsigned char *b, int be)
 }
 
 typedef struct dwin {
-    const unsigned char *p;
+    const unsigned char *p; /* the window's buffer (DIRECT_WINDOW octets) */
     uint64_t base;
     size_t len;
     int fd;
     /* sink->hold: the windows before, kept while the octets a record
-     * handed on as held may still be read (oldest first) */
+     * handed on as held may still be read (oldest first), and the
+     * buffers of those let go of, to be filled again (at most maxold
+     * + 1 buffers in all) */
     const input_sink *sink;
     struct dwin *old;
     unsigned nold, maxold;
+    unsigned char **spare;
+    unsigned nspare;
 } dwin;
+
+static unsigned char *buf_get(dwin *w)
+{
+    return w->nspare ? w->spare[--w->nspare] : malloc(DIRECT_WINDOW);
+}
+
+/* (b may be NULL) */
+static void buf_put(dwin *w, const unsigned char *b)
+{
+    if (b && w->spare && w->nspare <= w->maxold)
+        w->spare[w->nspare++] = (unsigned char *)b;
+    else
+        free((void *)b);
+}
+
+static int fd_read(int fd, uint64_t off, uint8_t *dst, uint32_t n);
 
 /* Let go of the windows kept that end hold octets before off (all when
  * off is UINT64_MAX, after the sink is done with them). */
@@ -375,39 +351,40 @@ static void dwin_release(dwin *w, uint64_t off)
         w->sink->sync(w->sink->user);
     unsigned k = 0;
     while (k < w->nold && (off == UINT64_MAX || w->old[k].base + w->old[k].len + hold <= off)) {
-        munmap((void *)w->old[k].p, w->old[k].len);
+        buf_put(w, w->old[k].p);
         k++;
     }
     memmove(w->old, w->old + k, (w->nold - k) * sizeof *w->old);
     w->nold -= k;
 }
 
-/* The window moved on to hold [off, off + n): 0, or -1 when it cannot be
- * mapped. */
+/* The window moved on to hold [off, off + n): 0, or -1 when it cannot
+ * be read (the file ends sooner, a read error, no memory). */
 static int dwin_move(dwin *w, int fd, uint64_t size, uint64_t off, size_t n)
 {
+    const unsigned char *b = NULL;
     if (w->p && w->old) {
         if (w->nold == w->maxold)
             dwin_release(w, UINT64_MAX); /* (not when hold is as said) */
         w->old[w->nold++] = *w;
         dwin_release(w, off);
-    } else if (w->p) {
-        munmap((void *)w->p, w->len);
+    } else {
+        b = w->p; /* nothing holds its octets: filled again */
     }
     w->p = NULL;
     w->base = off & ~(uint64_t)4095;
     w->len = size - w->base < DIRECT_WINDOW ? (size_t)(size - w->base) : DIRECT_WINDOW;
-    if (off + n > w->base + w->len)
+    if (!b)
+        b = buf_get(w);
+    if (!b || off + n > w->base + w->len || fd_read(fd, w->base, (uint8_t *)b, (uint32_t)w->len)) {
+        buf_put(w, b);
         return -1;
-    void *m = mmap(NULL, w->len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, (off_t)w->base);
-    if (m == MAP_FAILED)
-        return -1;
-    madvise(m, w->len, MADV_SEQUENTIAL);
-    w->p = m;
+    }
+    w->p = b;
     return 0;
 }
 
-/* The window holds [off, off + n): 0, or -1 when it cannot be mapped.
+/* The window holds [off, off + n): 0, or -1 when it cannot be read.
  * (Twice a record: the common case, inside the window, without a call.) */
 static inline int dwin_cover(dwin *w, int fd, uint64_t size, uint64_t off, size_t n)
 {
@@ -454,18 +431,25 @@ int input_source_pread(void *ctx, uint64_t off, uint8_t *dst, uint32_t n)
 static uint64_t direct_read(reader *rd, const source *src, unsigned long long limit)
 {
     uint64_t size = (uint64_t)src->size, off = PCAP_FILE_HDR;
-    dwin w = {NULL, 0, 0, src->fd, rd->sink, NULL, 0, 0};
+    dwin w = {NULL, 0, 0, src->fd, rd->sink, NULL, 0, 0, NULL, 0};
     if (size < PCAP_FILE_HDR || dwin_cover(&w, src->fd, size, 0, PCAP_FILE_HDR))
         return PCAP_FILE_HDR; /* (libpcap has read the header: not so) */
-    int at_src = rd->sink->source && rd->sink->packet_at;
-    if (at_src)
-        rd->sink->source(rd->sink->user, dwin_read, &w);
     if (rd->sink->hold) {
         /* Windows advance by at least half their size (a record is at
          * most the snap length, 256 KiB). */
         w.maxold = (unsigned)(rd->sink->hold / (DIRECT_WINDOW / 2)) + 4;
         w.old = malloc(w.maxold * sizeof *w.old);
+        w.spare = malloc((w.maxold + 1) * sizeof *w.spare);
+        if (!w.old || !w.spare) { /* (left to libpcap, which copies) */
+            free(w.old);
+            free(w.spare);
+            free((void *)w.p);
+            return PCAP_FILE_HDR;
+        }
     }
+    int at_src = rd->sink->source && rd->sink->packet_at;
+    if (at_src)
+        rd->sink->source(rd->sink->user, dwin_read, &w);
     const unsigned char *h = w.p;
     int be, nano;
     if (h[0] == 0xd4 && h[1] == 0xc3 && h[2] == 0xb2 && h[3] == 0xa1)
@@ -532,9 +516,12 @@ static uint64_t direct_read(reader *rd, const source *src, unsigned long long li
             w.old[w.nold++] = w;
         dwin_release(&w, UINT64_MAX);
         free(w.old);
-    } else if (w.p) {
-        munmap((void *)w.p, w.len);
+    } else {
+        buf_put(&w, w.p);
     }
+    while (w.nspare)
+        free(w.spare[--w.nspare]);
+    free(w.spare);
     return at;
 }
 
