@@ -4,7 +4,8 @@
  *
  * Batches go round a ring of 2N+2.  The reader fills one (packets copied
  * in, each marked with the worker that follows its connection, or -1 for
- * all), publishes it, and before filling a slot again merges what the
+ * all), publishes it, audits worker 0's share of it (worker 0 has no
+ * thread of its own), and before filling a slot again merges what the
  * workers made of the batch it held.  Every worker reads every batch
  * (another worker's packet is only counted: audit_packet_other), so all
  * of them number frames, see capture time pass and close idle
@@ -83,7 +84,7 @@ typedef struct worker {
     audit *a;
     batch *cur;
     pthread_t th;
-    int started;
+    int started;          /* a thread of its own; worker 0 has none */
 } worker;
 
 /* The moves of one gauge, added up across workers packet by packet. */
@@ -117,6 +118,7 @@ struct jobs {
     uint64_t published, merged;  /* batches */
     uint64_t *done;              /* per worker */
     int finished, sync_ok;
+    int w0_live;                 /* worker 0 (the reader's own) has not had the last batch */
     /* the merge */
     idslot *ids;
     size_t nids, idcap;
@@ -472,13 +474,23 @@ static int all_done(jobs *j, uint64_t s)
     return r;
 }
 
-/* Hand the batch being filled to the workers; the next slot is made free. */
+/* Hand the batch being filled to the workers; the next slot is made
+ * free.  Worker 0 is the reader itself: it audits its share of the batch
+ * now, while the other workers do theirs (on a machine with as many
+ * cores as workers, a reader thread beside them left a core short). */
 static void publish(jobs *j)
 {
     pthread_mutex_lock(&j->m);
-    j->published++;
+    uint64_t s = j->published++;
     pthread_cond_broadcast(&j->work);
     pthread_mutex_unlock(&j->m);
+    if (j->w0_live) {
+        if (run_batch(&j->w[0], &j->b[s % j->nb]))
+            j->w0_live = 0;
+        pthread_mutex_lock(&j->m);
+        j->done[0] = s + 1;
+        pthread_mutex_unlock(&j->m);
+    }
     while (j->merged < j->published && all_done(j, j->merged))
         merge_next(j); /* as they are ready: the report flows */
     while (j->merged + j->nb <= j->published)
@@ -654,7 +666,8 @@ jobs *jobs_new(audit *agg, const audit_out *out, const audit_opts *o, unsigned n
             pthread_mutex_destroy(&j->m);
     }
     ok = ok && j->sync_ok;
-    for (unsigned k = 0; ok && k < n; k++)
+    j->w0_live = ok;
+    for (unsigned k = 1; ok && k < n; k++)
         j->w[k].started = ok = pthread_create(&j->w[k].th, NULL, worker_main, &j->w[k]) == 0;
     if (!ok) {
         jobs_free(j);
@@ -668,9 +681,9 @@ const input_sink *jobs_sink(jobs *j) { return &j->sink; }
 /* The last batch: the workers finish, all they made is merged. */
 static void stop_workers(jobs *j)
 {
-    int running = 0;
+    int running = j->w0_live;
     pthread_mutex_lock(&j->m);
-    for (unsigned k = 0; k < j->n; k++) {
+    for (unsigned k = 1; k < j->n; k++) {
         running |= j->w[k].started;
         if (!j->w[k].started)
             j->done[k] = UINT64_MAX; /* never started: nothing to wait for */

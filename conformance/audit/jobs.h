@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * mpa-audit -j N: one reader, N workers.
+ * mpa-audit -j N: one reader, N workers, N threads.
  *
  * The reader (the caller's thread, through jobs_sink) reads each input
  * once and hands its packets, in batches copied into a bounded ring, to
- * every worker; each worker is an auditor under --shard k/N that reads
+ * every worker; worker 0 runs in the reader's thread (each batch as it
+ * is handed on), the others in threads of their own.  Each worker is an auditor under --shard k/N that reads
  * the octets of the packets of its own connections and only counts the
  * others'.  What the workers make (connections as they complete,
  * findings, connections numbered as they turn out to speak MPA, the
