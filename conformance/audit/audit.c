@@ -879,7 +879,8 @@ static void tcp_packet(audit *a, const pkt *p, uint64_t ts)
     const pkt_tcp *t = &p->tcp;
     key k;
     int src_side = make_key(p, &k);
-    if (a->o.nshards && !a->mine && key_shard(&k, a->o.nshards) != a->o.shard) {
+    if (a->o.nshards && !a->mine &&
+        key_shard(&k, a->o.nshards) - a->o.shard >= (a->o.shard_span ? a->o.shard_span : 1u)) {
         a->st.other_shard++; /* another shard's: counted, not followed */
         return;
     }

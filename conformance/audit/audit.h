@@ -39,8 +39,9 @@ typedef struct audit_opts {
     unsigned max_findings;   /* findings kept per rule per connection; 0: all */
     uint64_t idle_ns;        /* a connection silent this long (capture time) is closed */
     /* --shard K/N: follow only the connections whose flow hash
-     * (audit_flow_hash) is K modulo N; nshards 0: all. */
-    unsigned shard, nshards;
+     * (audit_flow_hash) is K modulo N; nshards 0: all.  shard_span (0
+     * is 1): the residues K to K + shard_span - 1 (a -j worker's). */
+    unsigned shard, nshards, shard_span;
 } audit_opts;
 
 void audit_opts_default(audit_opts *o);
