@@ -383,6 +383,7 @@ golden-audit: $(B)/mpa-audit $(B)/mpa-capgen $(B)/jsonids
 # mpa-audit --shard K/N and mpa-audit merge: the merged shards of every
 # reference capture equal one run (tests/audit/shard-merge.sh).
 .PHONY: audit-shard
-audit-shard: $(B)/mpa-audit $(B)/mpa-capgen $(B)/test/flowhash
+audit-shard: $(B)/mpa-audit $(B)/mpa-capgen $(B)/test/flowhash $(B)/test/direct
 	@$(B)/test/flowhash
+	@$(B)/test/direct $(B)
 	@tests/audit/shard-merge.sh

@@ -50,6 +50,12 @@ $(B)/test/sweep: tests/audit/sweep.c $(AUDIT_HDRS) $(CAP_HDRS) $(B)/libaudit.a $
 	@mkdir -p $(dir $@)
 	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpa.a $(EXT_LIBS)
 
+# The direct reader of classic pcap files against libpcap's, plain and
+# held (tests/audit/direct.c).
+$(B)/test/direct: tests/audit/direct.c $(AUDIT_HDRS) $(CAP_HDRS) $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpa.a
+	@mkdir -p $(dir $@)
+	$(CC) $(AUDIT_CFLAGS) $< -o $@ $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpa.a $(EXT_LIBS)
+
 # The flow hash pinned to values worked out apart (tests/audit/flowhash.c).
 $(B)/test/flowhash: tests/audit/flowhash.c $(AUDIT_HDRS) $(CAP_HDRS) $(B)/libaudit.a $(B)/libmpacap.a $(B)/libmpa.a
 	@mkdir -p $(dir $@)
