@@ -37,9 +37,10 @@ typedef struct input_sink {
     void (*problem)(void *user, mpa_finding_id id, const char *msg);
     void (*sync)(void *user);
     uint64_t hold;
-    /* Optional: a file read in place is a source its packets can be read
-     * again from (read, with ctx; NULL when it goes: the sink is then
-     * done with it, and the file is closed when source returns), and each
+    /* Optional: a file the direct reader reads (a classic pcap) is a
+     * source its packets can be read again from (read, with ctx; NULL
+     * when it goes: the sink is then done with it, and the file is
+     * closed when source returns), and each
      * packet is handed to packet_at with its offset in the file (and held
      * as for packet), rather than to packet.  A sink with hold set (-j N)
      * reads the packets' octets on other cores: the reader then asks

@@ -40,8 +40,8 @@
 /* Batches in flight at most: the more, the further a worker may run
  * ahead of another. */
 #define NBATCH_MAX 12u
-/* A packet up to this long is read where the reader maps it, if it can
- * keep it there; longer ones, and the rest, are copied into the batch. */
+/* A packet up to this long is read where the reader holds it (in its
+ * window's buffer), if it can keep it there; longer ones, and the rest, are copied into the batch. */
 #define HELD_MAX 65536u
 
 enum { R_PACKET, R_FILE, R_PROBLEM, R_SOURCE };
